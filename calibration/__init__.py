@@ -1,0 +1,1 @@
+"""Camera and colour calibration for the overhead camera, and printable marker sheets."""

@@ -1,0 +1,1 @@
+"""The tablet dashboard (Flask app factory and blueprints)."""
