@@ -1,0 +1,201 @@
+"""The companion firmware's wire protocol, version 1 (``hardware/PROTOCOL.md``).
+
+A frame is ``TYPE (1 byte) | SEQ (2 bytes, little-endian) | PAYLOAD (0..48 bytes) |
+CRC (2 bytes, big-endian)`` where CRC is CRC-16/CCITT-FALSE over TYPE..PAYLOAD (section 3);
+the frame is COBS-encoded and followed by one ``0x00`` delimiter (section 2).  This module
+is pure: bytes in, frames out, no I/O.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from firmware_bridge import cobs
+from firmware_bridge.crc import crc16_ccitt_false
+from firmware_bridge.errors import FrameError
+
+PROTOCOL_VERSION = 1
+MAX_PAYLOAD = 48
+"""Largest payload in bytes (section 3)."""
+MAX_FRAME = 3 + MAX_PAYLOAD + 2
+"""Largest decoded frame in bytes."""
+MAX_WIRE = MAX_FRAME + 2
+"""Largest COBS-encoded frame on the wire, delimiter included (bytes)."""
+
+# Device -> host (section 5)
+HELLO = 0x01
+TAG = 0x02
+BUTTON = 0x03
+HEARTBEAT = 0x04
+ACK = 0x05
+NAK = 0x06
+# Host -> device (section 6)
+RESEND = 0x81
+SET_LED = 0x82
+BEEP = 0x83
+HELLO_REQ = 0x84
+
+EVENT_TYPES = frozenset({TAG, BUTTON})
+"""Frame types that carry an event sequence number and are kept for replay."""
+
+NAK_UNKNOWN = 1
+NAK_BAD_PAYLOAD = 2
+NAK_REPLAY_GAP = 3
+
+BUTTON_KINDS = {1: "press", 2: "long"}
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded frame: ``type`` (see the constants), ``seq`` (0..65535), ``payload``."""
+
+    type: int
+    seq: int
+    payload: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """HELLO payload (section 5.1)."""
+
+    protocol: int
+    firmware: str
+    boot_id: int
+    last_seq: int
+    oldest_seq: int
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """The wire bytes of ``frame``: COBS(body + CRC) + ``0x00``.
+
+    Raises :class:`FrameError` (kind ``"length"``) for a payload over :data:`MAX_PAYLOAD`
+    bytes or a type/seq out of range.
+    """
+    if len(frame.payload) > MAX_PAYLOAD:
+        raise FrameError("length", f"payload of {len(frame.payload)} bytes exceeds {MAX_PAYLOAD}")
+    if not (0 <= frame.type <= 0xFF and 0 <= frame.seq <= 0xFFFF):
+        raise FrameError("length", f"type {frame.type} or seq {frame.seq} out of range")
+    body = struct.pack("<BH", frame.type, frame.seq) + bytes(frame.payload)
+    body += struct.pack(">H", crc16_ccitt_false(body))
+    return cobs.encode(body) + b"\x00"
+
+
+def decode_frame(block: bytes) -> Frame:
+    """Decode one COBS block (delimiter removed) into a :class:`Frame`.
+
+    Raises :class:`FrameError` with kind ``"cobs"``, ``"length"`` (under 5 or over
+    :data:`MAX_FRAME` decoded bytes) or ``"crc"``.
+    """
+    if len(block) > MAX_WIRE:
+        raise FrameError("length", f"block of {len(block)} bytes is longer than any frame")
+    body = cobs.decode(block)
+    if len(body) < 5:
+        raise FrameError("length", f"frame of {len(body)} bytes is shorter than the 5-byte minimum")
+    if len(body) > MAX_FRAME:
+        raise FrameError("length", f"frame of {len(body)} bytes exceeds {MAX_FRAME}")
+    want = struct.unpack(">H", body[-2:])[0]
+    got = crc16_ccitt_false(body[:-2])
+    if want != got:
+        raise FrameError("crc", f"CRC mismatch: frame says {want:04X}, computed {got:04X}")
+    ftype, seq = struct.unpack("<BH", body[:3])
+    return Frame(ftype, seq, bytes(body[3:-2]))
+
+
+class FrameSplitter:
+    """Cut a byte stream at ``0x00`` delimiters and decode each block (section 2).
+
+    Garbage before the first delimiter, over-long runs and corrupt blocks come back as
+    :class:`FrameError` items in the output list; the splitter itself never raises and
+    holds at most :data:`MAX_WIRE` bytes of an unfinished frame.
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._overflow = False
+
+    def reset(self) -> None:
+        """Forget any partial frame (call after reopening the port)."""
+        self._buf.clear()
+        self._overflow = False
+
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        """Add ``data``; return the frames (or errors) completed by it, in order."""
+        out: list[Frame | FrameError] = []
+        for b in data:
+            if b == 0:
+                if self._overflow:
+                    out.append(FrameError("length", "over-long run of bytes without a delimiter"))
+                elif self._buf:
+                    try:
+                        out.append(decode_frame(bytes(self._buf)))
+                    except FrameError as e:
+                        out.append(e)
+                self._buf.clear()
+                self._overflow = False
+            elif not self._overflow:
+                self._buf.append(b)
+                if len(self._buf) > MAX_WIRE:
+                    self._overflow = True
+                    self._buf.clear()
+        return out
+
+
+# -- payload helpers -------------------------------------------------------------------
+
+def next_seq(seq: int) -> int:
+    """The event sequence number after ``seq``: 1..65535, wrapping to 1 (0 means "none")."""
+    return 1 if seq >= 0xFFFF else seq + 1
+
+
+def seq_after(a: int, b: int) -> bool:
+    """True when event seq ``a`` is newer than ``b`` (16-bit serial arithmetic)."""
+    return a != b and ((a - b) & 0xFFFF) < 0x8000
+
+
+def parse_hello(frame: Frame) -> Hello:
+    """Decode a HELLO payload (section 5.1); extra trailing bytes are ignored."""
+    if len(frame.payload) < 8:
+        raise FrameError("length", f"HELLO payload of {len(frame.payload)} bytes, need 8")
+    proto, major, minor, patch, boot_id, oldest = struct.unpack("<BBBBHH", frame.payload[:8])
+    return Hello(proto, f"{major}.{minor}.{patch}", boot_id, frame.seq, oldest)
+
+
+def hello_frame(boot_id: int, last_seq: int, oldest_seq: int, fw: tuple[int, int, int] = (1, 0, 0)) -> Frame:
+    """Build a HELLO frame (used by the virtual reader and the tests)."""
+    return Frame(HELLO, last_seq, struct.pack("<BBBBHH", PROTOCOL_VERSION, *fw, boot_id, oldest_seq))
+
+
+def parse_tag(frame: Frame) -> str:
+    """UID of a TAG frame as upper-case hex (section 5.2)."""
+    p = frame.payload
+    if not p or p[0] not in (4, 7, 10) or len(p) < 1 + p[0]:
+        raise FrameError("length", f"TAG payload {p.hex()} is not uid_len (4, 7 or 10) + UID")
+    return p[1 : 1 + p[0]].hex().upper()
+
+
+def tag_frame(seq: int, uid: bytes) -> Frame:
+    """Build a TAG frame for ``uid`` (4, 7 or 10 bytes)."""
+    return Frame(TAG, seq, bytes([len(uid)]) + uid)
+
+
+def parse_button(frame: Frame) -> str:
+    """``"press"`` or ``"long"`` from a BUTTON frame (section 5.3)."""
+    if not frame.payload or frame.payload[0] not in BUTTON_KINDS:
+        raise FrameError("length", f"BUTTON payload {frame.payload.hex()} has no known kind")
+    return BUTTON_KINDS[frame.payload[0]]
+
+
+def resend(from_seq: int, cmd_seq: int = 0) -> Frame:
+    """RESEND request: replay every kept event with seq >= ``from_seq`` (section 6.1)."""
+    return Frame(RESEND, cmd_seq, struct.pack("<H", from_seq))
+
+
+def set_led(r: int, g: int, b: int, duration_ms: int = 0, cmd_seq: int = 0) -> Frame:
+    """SET_LED: colour 0..255 per channel for ``duration_ms`` (0 = until changed), section 6.2."""
+    return Frame(SET_LED, cmd_seq, struct.pack("<BBBH", r, g, b, duration_ms))
+
+
+def beep(freq_hz: int, duration_ms: int, cmd_seq: int = 0) -> Frame:
+    """BEEP: a tone of ``freq_hz`` Hz for ``duration_ms`` ms (section 6.3)."""
+    return Frame(BEEP, cmd_seq, struct.pack("<HH", freq_hz, duration_ms))
