@@ -1,0 +1,316 @@
+"""Synthetic overhead camera: draw a position as the table camera would see it, with ground truth.
+
+:func:`render` takes the board part of a position (plain JSON dict), a :class:`Camera` and
+:class:`Conditions` and returns a :class:`Frame`: a BGR uint8 (h, w, 3) image and the truth
+(board, homography, marker corners in px).  The pipeline: top-down art in the board frame
+(:mod:`companion.sim.render_art`), meeple shadows, projection through a pinhole camera with lens
+distortion, 3D meeples, hands entering the frame, lighting (gradient, colour temperature,
+glare), blur, sensor noise and JPEG.  Everything random comes from the ``rng`` passed in, so a
+seed gives the same image.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.sim import render_art as art
+from companion.vision.geometry import BoardGeometry
+
+PLAYERS = ("blue", "orange", "red", "black")
+MEEPLE_HEIGHT_MM = 18.0
+"""Height of a mushroom meeple; the cap (radius 0.3 hex) sits on a stem (radius 0.13 hex)."""
+
+
+@dataclass
+class Camera:
+    """Pinhole camera looking at the board.
+
+    ``k``: float64 (3, 3) px; ``dist``: float64 (5,) OpenCV (k1, k2, p1, p2, k3);
+    ``rvec``, ``tvec``: float64 (3,) board frame (mm, z into the table) to camera frame.
+    """
+
+    width: int
+    height: int
+    k: np.ndarray
+    dist: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+
+    def homography(self) -> np.ndarray:
+        """float64 (3, 3): board mm (x, y, 1) -> undistorted image px."""
+        r, _ = cv2.Rodrigues(self.rvec)
+        h = self.k @ np.column_stack([r[:, 0], r[:, 1], self.tvec])
+        return h / h[2, 2]
+
+    def project(self, pts_mm: np.ndarray) -> np.ndarray:
+        """float64 (n, 3) board points (z < 0 is above the table) -> (n, 2) distorted px."""
+        out, _ = cv2.projectPoints(np.asarray(pts_mm, np.float64).reshape(-1, 1, 3), self.rvec, self.tvec, self.k, self.dist)
+        return out.reshape(-1, 2)
+
+
+@dataclass
+class Conditions:
+    """How one photo is taken.  Angles in degrees, lengths in px of the output frame."""
+
+    tilt_deg: float = 0.0
+    tilt_direction_deg: float = 0.0
+    board_rotation_deg: float = 0.0
+    fill: float = 0.9
+    hfov_deg: float = 66.0
+    dist: tuple[float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0)
+    gradient: float = 0.0
+    gradient_angle_deg: float = 0.0
+    colour_temperature_k: float = 5000.0
+    glare: float = 0.0
+    glare_xy: tuple[float, float] = (0.5, 0.5)
+    glare_radius: float = 150.0
+    noise_sigma: float = 0.0
+    blur_sigma: float = 0.0
+    jpeg_quality: int = 0
+    hands: int = 0
+    offset_mm: tuple[float, float] = (0.0, 0.0)
+
+
+def random_conditions(rng: np.random.Generator, hard: bool = False) -> Conditions:
+    """Photo conditions of the bench suites.
+
+    Standard: tilt <= 15 degrees, mild lighting, light noise and JPEG.  Hard: tilt up to 30
+    degrees, strong gradient and glare, blur, stronger noise, sometimes a hand in the frame.
+    """
+    if not hard:
+        return Conditions(
+            tilt_deg=float(rng.uniform(0, 15)), tilt_direction_deg=float(rng.uniform(0, 360)),
+            board_rotation_deg=float(rng.uniform(-20, 20) + 90 * rng.integers(4)), fill=float(rng.uniform(0.8, 0.95)),
+            hfov_deg=float(rng.uniform(60, 72)),
+            dist=(float(rng.uniform(-0.12, 0.02)), float(rng.uniform(0, 0.05)), 0.0, 0.0, 0.0),
+            gradient=float(rng.uniform(0, 0.15)), gradient_angle_deg=float(rng.uniform(0, 360)),
+            colour_temperature_k=float(rng.uniform(4200, 6500)), noise_sigma=float(rng.uniform(1, 3)),
+            blur_sigma=float(rng.uniform(0, 0.6)), jpeg_quality=int(rng.integers(80, 96)),
+            offset_mm=(float(rng.uniform(-20, 20)), float(rng.uniform(-20, 20))),
+        )
+    return Conditions(
+        tilt_deg=float(rng.uniform(10, 30)), tilt_direction_deg=float(rng.uniform(0, 360)),
+        board_rotation_deg=float(rng.uniform(-45, 45) + 90 * rng.integers(4)), fill=float(rng.uniform(0.75, 0.95)),
+        hfov_deg=float(rng.uniform(60, 75)),
+        dist=(float(rng.uniform(-0.2, 0.05)), float(rng.uniform(0, 0.08)), 0.0, 0.0, 0.0),
+        gradient=float(rng.uniform(0.2, 0.4)), gradient_angle_deg=float(rng.uniform(0, 360)),
+        colour_temperature_k=float(rng.uniform(3000, 7500)), glare=float(rng.uniform(60, 140)),
+        glare_xy=(float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.8))), glare_radius=float(rng.uniform(80, 200)),
+        noise_sigma=float(rng.uniform(3, 7)), blur_sigma=float(rng.uniform(0.8, 1.8)),
+        jpeg_quality=int(rng.integers(60, 85)), hands=int(rng.random() < 0.3),
+        offset_mm=(float(rng.uniform(-30, 30)), float(rng.uniform(-30, 30))),
+    )
+
+
+def _rot(axis: str, deg: float) -> np.ndarray:
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    if axis == "x":
+        return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    if axis == "y":
+        return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def make_camera(geo: BoardGeometry, cond: Conditions, size: tuple[int, int] = (1920, 1080)) -> Camera:
+    """A camera that sees the whole board (markers included) filling ``cond.fill`` of the frame."""
+    w, h = size
+    f = (w / 2.0) / math.tan(math.radians(cond.hfov_deg) / 2.0)
+    k = np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1]])
+    # world -> camera: turn about the table normal, then tilt about an axis in the image plane.
+    tilt_axis = _rot("z", cond.tilt_direction_deg)
+    r = tilt_axis @ _rot("x", cond.tilt_deg) @ tilt_axis.T @ _rot("z", cond.board_rotation_deg)
+    axis_world = r.T @ np.array([0.0, 0.0, 1.0])
+    target = np.array([cond.offset_mm[0], cond.offset_mm[1], 0.0])
+    x0, y0, x1, y1 = geo.extent_mm(art.MARKER_QUIET_MM)
+    corners = np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], np.float64)
+    rvec, _ = cv2.Rodrigues(r)
+    dist = np.array(cond.dist, np.float64)
+    d = 800.0
+    for _ in range(4):
+        c = target - d * axis_world
+        tvec = -r @ c
+        p, _ = cv2.projectPoints(corners.reshape(-1, 1, 3), rvec, tvec, k, np.zeros(5))
+        p = p.reshape(-1, 2)
+        # half-extent of the projection relative to the frame centre, worst axis
+        need = max(np.abs(p[:, 0] - w / 2).max() / (w / 2), np.abs(p[:, 1] - h / 2).max() / (h / 2))
+        d *= need / cond.fill
+    c = target - d * axis_world
+    return Camera(w, h, k, dist, rvec.ravel(), (-r @ c).ravel())
+
+
+@dataclass
+class Frame:
+    """A rendered camera frame: ``image`` BGR uint8 (h, w, 3) and ``truth`` (JSON-ready dict)."""
+
+    image: np.ndarray
+    truth: dict = field(default_factory=dict)
+
+
+def draw_board_art(board: dict, geo: BoardGeometry, rng: np.random.Generator, px_per_mm: float = 2.5) -> art.Canvas:
+    """Top-down art of ``board`` (tiles, rocks, trees, substrates, spores, markers) in the board frame."""
+    s = geo.hex_size_mm
+    cv = art.Canvas(geo.extent_mm(art.MARKER_QUIET_MM + 60.0), px_per_mm, art.COLOURS["table"])
+    centres = [geo.center_mm(h) for h in geo.spaces]
+    xs, ys = [c[0] for c in centres], [c[1] for c in centres]
+    m = 1.2 * s
+    cv.poly([(min(xs) - m, min(ys) - m), (max(xs) + m, min(ys) - m), (max(xs) + m, max(ys) + m), (min(xs) - m, max(ys) + m)],
+            art.COLOURS["board"])
+    for c in centres:
+        cv.outline(art.hex_corners(c, s), art.COLOURS["board_line"], 0.8)
+    dictionary = geo.aruco_dictionary()
+    for mk in geo.markers:
+        art.draw_marker(cv, dictionary, mk.id, mk.center_mm, geo.marker_size_mm)
+    for t in board.get("tiles", []):
+        art.draw_tile(cv, geo.center_mm(tuple(t["at"])), s, t["paths"])
+    for at in board.get("rocks", []):
+        art.draw_rock(cv, geo.center_mm(tuple(at)), s, rng)
+    for t in board.get("trees", []):
+        art.draw_tree(cv, geo.center_mm(tuple(t["at"])), s, list(t.get("mycorrhizae", [None] * 4)))
+    for sub in board.get("substrates", []):
+        art.draw_substrate(cv, geo.center_mm(tuple(sub["at"])), s, sub["kind"], rng)
+    for player, sp in board.get("spores", {}).items():
+        art.draw_spore(cv, geo.center_mm(tuple(sp["at"])), s, player, bool(sp.get("used", False)))
+    return cv
+
+
+def _shadows(cv: art.Canvas, board: dict, geo: BoardGeometry, light_dir: tuple[float, float]) -> None:
+    """Soft shadows of the meeples on the art, cast away from the light."""
+    s = geo.hex_size_mm
+    mask = np.zeros(cv.img.shape[:2], np.uint8)
+    for at in board.get("meeples", {}).values():
+        c = geo.center_mm(tuple(at))
+        p = cv.pt(c[0] + light_dir[0] * 0.45 * s, c[1] + light_dir[1] * 0.45 * s)
+        cv2.ellipse(mask, p, (cv.length(0.42 * s), cv.length(0.3 * s)), math.degrees(math.atan2(light_dir[1], light_dir[0])),
+                    0, 360, 255, -1, cv2.LINE_AA, cv.SHIFT)
+    if mask.any():
+        k = max(3, int(0.15 * s * cv.ppm) | 1)
+        mask = cv2.GaussianBlur(mask, (k, k), 0)
+        shade = 1.0 - 0.45 * (mask.astype(np.float32) / 255.0)
+        cv.img[:] = np.clip(cv.img * shade[:, :, None], 0, 255).astype(np.uint8)
+
+
+def _project_art(cv: art.Canvas, cam: Camera) -> np.ndarray:
+    """Warp the art into the camera frame (distortion through a coarse remap grid)."""
+    a = np.array([[cv.ppm, 0, -cv.x0 * cv.ppm], [0, cv.ppm, -cv.y0 * cv.ppm], [0, 0, 1]])
+    h_art = cam.homography() @ np.linalg.inv(a)  # art px -> undistorted image px
+    fill = tuple(int(v) for v in art.COLOURS["table"])
+    if not np.any(cam.dist):
+        return cv2.warpPerspective(cv.img, h_art, (cam.width, cam.height), flags=cv2.INTER_LINEAR, borderValue=fill)
+    step = 8
+    gx, gy = np.meshgrid(np.arange(0, cam.width + step, step, dtype=np.float32), np.arange(0, cam.height + step, step, dtype=np.float32))
+    pts = np.stack([gx.ravel(), gy.ravel()], 1).reshape(-1, 1, 2)
+    und = cv2.undistortPoints(pts, cam.k, cam.dist, P=cam.k).reshape(-1, 2)
+    src = cv2.perspectiveTransform(und.reshape(-1, 1, 2).astype(np.float64), np.linalg.inv(h_art)).reshape(gx.shape + (2,))
+    # bilinear upsampling of the grid: grid node (i, j) sits on frame pixel (i*step, j*step)
+    fx, fy = np.meshgrid(np.arange(cam.width, dtype=np.float32) / step, np.arange(cam.height, dtype=np.float32) / step)
+    full = cv2.remap(src.astype(np.float32), fx, fy, cv2.INTER_LINEAR)
+    return cv2.remap(cv.img, np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+
+
+def _meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camera) -> None:
+    """Draw each meeple as a shaded stem and cap, projected from 3D."""
+    s = geo.hex_size_mm
+    hm = MEEPLE_HEIGHT_MM
+    ang = np.linspace(0, 2 * np.pi, 28, endpoint=False)
+    # (height, radius) profile from the table up; z < 0 is above the table
+    levels = [(0.0, 0.13), (0.25, 0.13), (0.5, 0.13), (0.5, 0.28), (0.62, 0.31), (0.75, 0.29), (0.87, 0.22), (0.95, 0.13), (1.0, 0.05)]
+    order = sorted(board.get("meeples", {}).items(), key=lambda kv: -np.linalg.norm(cam.project(np.array([[*geo.center_mm(tuple(kv[1])), 0.0]]))[0] - (cam.width / 2, cam.height / 2)))
+    for player, at in order:
+        c = geo.center_mm(tuple(at))
+        base = np.array(art.COLOURS[player], np.float32)
+        prev = None
+        for z, rad in levels:
+            ring = np.stack([c[0] + rad * s * np.cos(ang), c[1] + rad * s * np.sin(ang), np.full_like(ang, -z * hm)], 1)
+            p = cam.project(ring)
+            if prev is not None:
+                hull = cv2.convexHull(np.vstack([prev, p]).astype(np.float32))
+                shade = 0.55 + 0.5 * z
+                col = tuple(float(v) for v in np.clip(base * shade + 12 * z, 0, 255))
+                cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), col, cv2.LINE_AA, 4)
+            prev = p
+
+
+def _hands(img: np.ndarray, n: int, rng: np.random.Generator) -> None:
+    """Skin-coloured arms reaching in from the frame border."""
+    h, w = img.shape[:2]
+    for _ in range(n):
+        side = int(rng.integers(4))
+        t = rng.uniform(0.2, 0.8)
+        start = [(t * w, -50), (w + 50, t * h), (t * w, h + 50), (-50, t * h)][side]
+        reach = rng.uniform(0.15, 0.35) * min(w, h)
+        direction = [(0, 1), (-1, 0), (0, -1), (1, 0)][side]
+        end = (start[0] + direction[0] * reach * 1.5, start[1] + direction[1] * reach * 1.5)
+        skin = (140, 172, 224)
+        cv2.line(img, (int(start[0]), int(start[1])), (int(end[0]), int(end[1])), skin, int(0.12 * min(w, h)), cv2.LINE_AA)
+        cv2.circle(img, (int(end[0]), int(end[1])), int(0.09 * min(w, h)), (150, 182, 232), -1, cv2.LINE_AA)
+
+
+def _temperature_gains(kelvin: float) -> np.ndarray:
+    """BGR gains relative to 5000 K: warm light boosts red, cool light boosts blue."""
+    t = (kelvin - 5000.0) / 2500.0
+    return np.array([1.0 + 0.18 * t, 1.0, 1.0 - 0.15 * t], np.float32)
+
+
+def _lighting(img: np.ndarray, cond: Conditions, rng: np.random.Generator) -> np.ndarray:
+    h, w = img.shape[:2]
+    f = img.astype(np.float32)
+    if cond.blur_sigma > 0:
+        f = cv2.GaussianBlur(f, (0, 0), cond.blur_sigma)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = math.radians(cond.gradient_angle_deg)
+    ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / (0.5 * math.hypot(w, h))
+    gain = 1.0 + cond.gradient * ramp
+    f *= gain[:, :, None]
+    f *= _temperature_gains(cond.colour_temperature_k)[None, None, :]
+    if cond.glare > 0:
+        gx, gy = cond.glare_xy[0] * w, cond.glare_xy[1] * h
+        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * cond.glare_radius**2))
+        f += cond.glare * spot[:, :, None]
+    if cond.noise_sigma > 0:
+        f += rng.normal(0, cond.noise_sigma, f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if cond.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(cond.jpeg_quality)])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def render(
+    board: dict,
+    geo: BoardGeometry,
+    cond: Conditions | None = None,
+    rng: np.random.Generator | None = None,
+    size: tuple[int, int] = (1920, 1080),
+    camera: Camera | None = None,
+    px_per_mm: float = 2.5,
+) -> Frame:
+    """Draw ``board`` as the camera sees it; the truth has the board, homography and markers.
+
+    ``size``: (width, height) px.  ``camera`` overrides the one made from ``cond`` (a fixed
+    camera over several frames).  Truth keys: ``board``, ``homography`` (board mm -> undistorted
+    px, 3x3), ``camera`` (k, dist, rvec, tvec), ``markers_px`` (id -> 4 corners, distorted px).
+    """
+    cond = cond or Conditions()
+    rng = rng or np.random.default_rng(0)
+    cam = camera or make_camera(geo, cond, size)
+    cv = draw_board_art(board, geo, rng, px_per_mm)
+    a = math.radians(cond.gradient_angle_deg + 180.0)
+    _shadows(cv, board, geo, (math.cos(a), math.sin(a)))
+    img = _project_art(cv, cam)
+    _meeples(img, board, geo, cam)
+    if cond.hands:
+        _hands(img, cond.hands, rng)
+    img = _lighting(img, cond, rng)
+    markers = {mk.id: cam.project(np.column_stack([geo.marker_corners_mm(mk.id), np.zeros(4)])).tolist() for mk in geo.markers}
+    truth = {
+        "board": board,
+        "homography": cam.homography().tolist(),
+        "camera": {"k": cam.k.tolist(), "dist": cam.dist.tolist(), "rvec": cam.rvec.tolist(), "tvec": cam.tvec.tolist()},
+        "markers_px": markers,
+    }
+    return Frame(img, truth)
