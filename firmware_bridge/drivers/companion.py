@@ -1,0 +1,143 @@
+"""Driver for our own firmware, protocol v1 (``hardware/PROTOCOL.md``).
+
+Beyond decoding, it keeps the event sequence (section 7): it remembers the boot id and the
+last event seq it delivered, passes each event up exactly once and in order, and asks the
+board to RESEND from the first missing seq whenever a HELLO, HEARTBEAT or later event shows
+a gap (a corrupt frame, bytes lost on the wire, or draws made while the cable was out).
+State survives reconnects: create one driver per physical reader, not per connection.
+"""
+
+from __future__ import annotations
+
+from firmware_bridge import protocol as P
+from firmware_bridge.drivers.base import ButtonSeen, Driver, Reading, Ready, TagSeen
+from firmware_bridge.errors import FrameError
+
+HELLO_RETRY = 0.5
+"""Seconds between HELLO_REQ frames until the board answers (it may be in its bootloader)."""
+RESEND_RETRY = 0.25
+"""Seconds before a RESEND that brought nothing is sent again."""
+
+
+class CompanionDriver(Driver):
+    """Protocol v1 decoder, sequencer and command encoder."""
+
+    name = "companion"
+    baudrate = 115200
+    repeats_while_present = False  # the firmware reports each draw once
+    silence_timeout = 3.5  # three missed heartbeats and a half
+    needs_handshake = True
+
+    def __init__(self) -> None:
+        self._splitter = P.FrameSplitter()
+        self.boot_id: int | None = None
+        self.last_seq = 0
+        """Seq of the last event passed up (0: none this boot)."""
+        self._hello_seen = False
+        self._next_hello = 0.0
+        self._want_from: int | None = None  # first missing seq, when a gap is known
+        self._resend_at = 0.0
+        self._accept_any = False  # after a replay-gap NAK, the next event restarts the count
+        self._cmd_seq = 0
+        self._out = bytearray()
+
+    # -- commands the table sends --------------------------------------------------------
+    def command(self, frame: P.Frame) -> bytes:
+        """Wire bytes of a host command, numbered with the driver's command counter."""
+        self._cmd_seq = (self._cmd_seq + 1) & 0xFFFF
+        return P.encode_frame(P.Frame(frame.type, self._cmd_seq, frame.payload))
+
+    # -- Driver interface --------------------------------------------------------------
+    def on_open(self, now: float) -> bytes:
+        self._splitter.reset()
+        self._hello_seen = False
+        self._next_hello = now + HELLO_RETRY
+        return self.command(P.Frame(P.HELLO_REQ, 0))
+
+    def poll(self, now: float) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        if not self._hello_seen:
+            if now >= self._next_hello:
+                self._next_hello = now + HELLO_RETRY
+                out += self.command(P.Frame(P.HELLO_REQ, 0))
+        elif self._want_from is not None and now >= self._resend_at:
+            self._resend_at = now + RESEND_RETRY
+            out += self.command(P.resend(self._want_from))
+        return out
+
+    def feed(self, data: bytes, now: float) -> list[Reading]:
+        out: list[Reading] = []
+        for item in self._splitter.feed(data):
+            if isinstance(item, FrameError):
+                out.append(item)
+                continue
+            try:
+                self._handle(item, now, out)
+            except FrameError as e:
+                out.append(e)
+        return out
+
+    # -- sequencing (PROTOCOL.md section 7) --------------------------------------------
+    def _gap(self, upto: int, now: float) -> None:
+        """The board has events up to ``upto`` that we lack: ask for them."""
+        if P.seq_after(upto, self.last_seq):
+            first = P.next_seq(self.last_seq)
+            if self._want_from != first:
+                self._want_from = first
+                self._resend_at = now  # ask at once
+
+    def _handle(self, f: P.Frame, now: float, out: list[Reading]) -> None:
+        if f.type == P.HELLO:
+            h = P.parse_hello(f)
+            if h.protocol != P.PROTOCOL_VERSION:
+                raise FrameError(
+                    "version", f"reader speaks protocol {h.protocol}, this host speaks {P.PROTOCOL_VERSION}"
+                )
+            if h.boot_id != self.boot_id:
+                # first contact, or the board restarted: its numbering starts again, and
+                # events the old boot never sent are gone with its RAM (section 7.3)
+                self.boot_id = h.boot_id
+                self.last_seq = 0
+                self._want_from = None
+            self._hello_seen = True
+            self._gap(h.last_seq, now)
+            out.append(Ready({"protocol": h.protocol, "firmware": h.firmware, "boot_id": h.boot_id}))
+            return
+        if not self._hello_seen:
+            return  # frames before HELLO belong to a boot we have not identified yet
+        if f.type == P.HEARTBEAT:
+            self._gap(f.seq, now)
+            return
+        if f.type in P.EVENT_TYPES:
+            if self._accept_any or f.seq == P.next_seq(self.last_seq):
+                self._accept_any = False
+                self.last_seq = f.seq
+                if self._want_from is not None and not P.seq_after(self._want_from, f.seq):
+                    self._want_from = None
+                out.append(TagSeen(P.parse_tag(f)) if f.type == P.TAG else ButtonSeen(P.parse_button(f)))
+            elif P.seq_after(f.seq, self.last_seq):
+                self._gap(f.seq, now)  # out of order: it comes again in the replay
+            return  # else a duplicate from a replay: already delivered
+        if f.type == P.NAK and len(f.payload) >= 4 and f.payload[0] == P.RESEND:
+            if f.payload[3] == P.NAK_REPLAY_GAP:
+                self._accept_any = True
+                self._want_from = None
+                raise FrameError("replay_gap", "the reader no longer holds every missed event; some draws are lost")
+            return
+        if f.type in (P.ACK, P.NAK):
+            if f.type == P.ACK and f.payload[:1] == bytes([P.RESEND]):
+                # the replay follows; if it is lost, the next heartbeat shows the gap again
+                self._want_from = None
+            return
+        raise FrameError("unknown_type", f"unknown frame type {f.type:#04x} ignored")
+
+
+def led_frame(r: int, g: int, b: int, duration_ms: int = 0) -> P.Frame:
+    """SET_LED command (send with :meth:`firmware_bridge.reader.BagReader.send`)."""
+    return P.set_led(r, g, b, duration_ms)
+
+
+def beep_frame(freq_hz: int = 2000, duration_ms: int = 150) -> P.Frame:
+    """BEEP command."""
+    return P.beep(freq_hz, duration_ms)

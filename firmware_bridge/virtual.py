@@ -1,0 +1,289 @@
+"""A virtual tile-bag reader on a real pseudo-terminal (``os.openpty``).
+
+It plays the device side of one driver's protocol (``companion``, ``rdm6300`` or
+``pn532``) in a thread, so the bridge, its tests, the benchmark and the demo exercise
+pyserial and the kernel's tty layer for real.  It can inject noise, drop bytes and
+simulate an unplug: the pty is closed (the host sees EIO / ``SerialException``) and on
+replug a new pty appears under a new path, as a USB reader can after re-enumeration.
+
+The companion device keeps its event ring (32 events) and boot id across an unplug, as a
+board whose USB link dropped but whose power did not; :meth:`VirtualReader.reboot`
+simulates a reset (new boot id, empty ring).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import random
+import select
+import struct
+import threading
+import time
+import tty
+from collections import deque
+from collections.abc import Callable
+
+from firmware_bridge import protocol as P
+from firmware_bridge.drivers import pn532, rdm6300
+
+REPLAY_DEPTH = 32
+
+
+class VirtualReader:
+    """A simulated reader.  Use as a context manager or call :meth:`start`/:meth:`stop`.
+
+    ``noise``: probability (0..1) that random garbage bytes precede a frame.
+    ``drop``: probability (0..1) that one byte of a frame is lost.
+    ``heartbeat_ms``: companion HEARTBEAT period.  ``repeat_ms`` / ``present_ms``: how
+    often an RDM6300 repeats a frame and how long a drawn tag stays in the field.
+    """
+
+    def __init__(
+        self,
+        kind: str = "companion",
+        *,
+        noise: float = 0.0,
+        drop: float = 0.0,
+        seed: int = 0,
+        heartbeat_ms: int = 1000,
+        repeat_ms: int = 60,
+        present_ms: int = 150,
+        boot_id: int = 1,
+    ) -> None:
+        if kind not in ("companion", "rdm6300", "pn532"):
+            raise ValueError(f"unknown reader kind {kind!r}")
+        self.kind = kind
+        self.noise = noise
+        self.drop = drop
+        self._rng = random.Random(seed)
+        self._heartbeat = heartbeat_ms / 1000.0
+        self._repeat = repeat_ms / 1000.0
+        self._present = present_ms / 1000.0
+        self.boot_id = boot_id
+        self.last_seq = 0
+        self._ring: deque[P.Frame] = deque(maxlen=REPLAY_DEPTH)
+        self._field: list[tuple[float, bytes]] = []  # (leaves_at, uid) for the PN532
+        self._lock = threading.RLock()
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._path = ""
+        self._tasks: list[tuple[float, int, Callable[[], None]]] = []
+        self._tick = itertools.count()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._host_rx = P.FrameSplitter()
+        self._pn_rx = pn532.FrameParser()
+        self.commands: list[P.Frame] = []
+        """Host commands received (companion), in order: tests read LED/BEEP from here."""
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @property
+    def port(self) -> str:
+        """Current device path of the slave side ('' while unplugged)."""
+        return self._path
+
+    def start(self) -> "VirtualReader":
+        self._plug()
+        self._thread = threading.Thread(target=self._run, name=f"virtual-{self.kind}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(2)
+        self._unplug()
+
+    def __enter__(self) -> "VirtualReader":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _plug(self) -> None:
+        with self._lock:
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            os.set_blocking(master, False)
+            self._master, self._slave = master, slave
+            self._path = os.ttyname(slave)
+            self._host_rx.reset()
+            self._pn_rx.reset()
+        if self.kind == "companion":
+            self._send(P.hello_frame(self.boot_id, self.last_seq, self._oldest()))
+
+    def _unplug(self) -> None:
+        with self._lock:
+            for fd in (self._master, self._slave):
+                if fd is not None:
+                    os.close(fd)
+            self._master = self._slave = None
+            self._path = ""
+
+    def unplug(self, seconds: float | None = None) -> None:
+        """Pull the cable; plug it back in after ``seconds`` (on a new path) if given."""
+        self._unplug()
+        if seconds is not None:
+            self.schedule(seconds, self.replug)
+
+    def replug(self) -> None:
+        """Plug the cable back in: a new pty, and (companion) a HELLO as after enumeration."""
+        if self._master is None:
+            self._plug()
+
+    def reboot(self) -> None:
+        """Companion board reset: new boot id, empty event ring, HELLO."""
+        with self._lock:
+            self.boot_id = (self.boot_id + 1) & 0xFFFF
+            self.last_seq = 0
+            self._ring.clear()
+        self._send(P.hello_frame(self.boot_id, 0, 0))
+
+    def schedule(self, delay: float, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the device thread after ``delay`` seconds."""
+        with self._lock:
+            heapq.heappush(self._tasks, (time.monotonic() + delay, next(self._tick), fn))
+
+    # -- what a person does at the table -------------------------------------------------
+    def draw(self, uid: bytes) -> None:
+        """A tile with tag ``uid`` passes the reader (5 bytes for an RDM6300, 4/7/10 for
+        the others).  Writes immediately from the calling thread."""
+        if self.kind == "companion":
+            with self._lock:
+                self.last_seq = P.next_seq(self.last_seq)
+                f = P.tag_frame(self.last_seq, uid)
+                self._ring.append(f)
+            self._send(f)
+        elif self.kind == "rdm6300":
+            frame = rdm6300.encode(uid)
+            self._write_noisy(frame)
+            n_repeats = max(0, int(self._present / self._repeat))
+            for k in range(1, n_repeats + 1):
+                self.schedule(k * self._repeat, lambda: self._write_noisy(frame))
+        else:
+            with self._lock:
+                self._field.append((time.monotonic() + self._present, uid))
+
+    def press(self, kind: str = "press") -> None:
+        """The button (companion only): ``"press"`` or ``"long"``."""
+        code = {v: k for k, v in P.BUTTON_KINDS.items()}[kind]
+        with self._lock:
+            self.last_seq = P.next_seq(self.last_seq)
+            f = P.Frame(P.BUTTON, self.last_seq, bytes([code]))
+            self._ring.append(f)
+        self._send(f)
+
+    def inject(self, raw: bytes) -> None:
+        """Write raw bytes (garbage, half frames) as they are."""
+        self._write(raw)
+
+    # -- wire ----------------------------------------------------------------------------
+    def _oldest(self) -> int:
+        return self._ring[0].seq if self._ring else 0
+
+    def _write(self, data: bytes) -> None:
+        with self._lock:
+            if self._master is None:
+                return  # unplugged: the bytes go nowhere
+            try:
+                os.write(self._master, data)
+            except (BlockingIOError, OSError):
+                pass  # nobody reading and the buffer is full: lost, as on a real link
+
+    def _write_noisy(self, frame: bytes) -> None:
+        with self._lock:
+            if self.noise and self._rng.random() < self.noise:
+                junk = bytes(self._rng.randrange(256) for _ in range(self._rng.randint(1, 8)))
+                self._write(junk)
+            if self.drop and self._rng.random() < self.drop:
+                i = self._rng.randrange(len(frame))
+                frame = frame[:i] + frame[i + 1 :]
+        self._write(frame)
+
+    def _send(self, f: P.Frame) -> None:
+        self._write_noisy(P.encode_frame(f))
+
+    # -- device thread -------------------------------------------------------------------
+    def _run(self) -> None:
+        next_beat = time.monotonic() + self._heartbeat
+        while not self._stop.is_set():
+            fd = self._master
+            data = b""
+            if fd is not None:
+                try:
+                    r, _, _ = select.select([fd], [], [], 0.002)
+                    if r:
+                        data = os.read(fd, 4096)
+                except (OSError, ValueError):
+                    data = b""
+            else:
+                time.sleep(0.002)
+            if data:
+                self._from_host(data)
+            now = time.monotonic()
+            while True:
+                with self._lock:
+                    if not self._tasks or self._tasks[0][0] > now:
+                        break
+                    _, _, fn = heapq.heappop(self._tasks)
+                fn()
+            if self.kind == "companion" and now >= next_beat:
+                next_beat = now + self._heartbeat
+                ms = int(now * 1000) & 0xFFFFFFFF
+                self._send(P.Frame(P.HEARTBEAT, self.last_seq, struct.pack("<I", ms)))
+
+    def _from_host(self, data: bytes) -> None:
+        if self.kind == "companion":
+            for f in self._host_rx.feed(data):
+                if isinstance(f, P.Frame):
+                    self._command(f)
+        elif self.kind == "pn532":
+            for f in self._pn_rx.feed(data):
+                if isinstance(f, pn532.PN532Frame) and f.kind == "data" and f.tfi == pn532.HOST_TFI:
+                    self._pn532_command(f.data)
+        # an RDM6300 has no receive line
+
+    def _command(self, f: P.Frame) -> None:
+        self.commands.append(f)
+        ack = bytes([f.type]) + struct.pack("<H", f.seq)
+        if f.type == P.HELLO_REQ:
+            self._send(P.hello_frame(self.boot_id, self.last_seq, self._oldest()))
+        elif f.type == P.RESEND and len(f.payload) >= 2:
+            want = struct.unpack("<H", f.payload[:2])[0]
+            with self._lock:
+                kept = list(self._ring)
+            seqs = [k.seq for k in kept]
+            if want in seqs:
+                self._send(P.Frame(P.ACK, self.last_seq, ack))
+                for k in kept[seqs.index(want) :]:
+                    self._send(k)
+            elif want == P.next_seq(self.last_seq):
+                self._send(P.Frame(P.ACK, self.last_seq, ack))
+            else:
+                self._send(P.Frame(P.NAK, self.last_seq, ack + bytes([P.NAK_REPLAY_GAP])))
+                for k in kept:
+                    self._send(k)
+        elif f.type in (P.SET_LED, P.BEEP):
+            self._send(P.Frame(P.ACK, self.last_seq, ack))
+        else:
+            self._send(P.Frame(P.NAK, self.last_seq, ack + bytes([P.NAK_UNKNOWN])))
+
+    def _pn532_command(self, data: bytes) -> None:
+        self._write(pn532.ACK)
+        code = data[0]
+        if code == pn532.CMD_GET_FIRMWARE_VERSION:
+            reply = bytes([0x03, 0x32, 0x01, 0x06, 0x07])
+        elif code == pn532.CMD_IN_LIST_PASSIVE_TARGET:
+            now = time.monotonic()
+            with self._lock:
+                self._field = [(t, u) for t, u in self._field if t > now]
+                uid = self._field[0][1] if self._field else None
+            if uid is None:
+                reply = bytes([0x4B, 0x00])
+            else:
+                reply = bytes([0x4B, 0x01, 0x01, 0x00, 0x04, 0x08, len(uid)]) + uid
+        else:
+            reply = bytes([code + 1])
+        self._write_noisy(pn532.encode(pn532.CHIP_TFI, reply))
