@@ -183,13 +183,13 @@ def _shadows(cv: art.Canvas, board: dict, geo: BoardGeometry, light_dir: tuple[f
     mask = np.zeros(cv.img.shape[:2], np.uint8)
     for at in board.get("meeples", {}).values():
         c = geo.center_mm(tuple(at))
-        p = cv.pt(c[0] + light_dir[0] * 0.45 * s, c[1] + light_dir[1] * 0.45 * s)
+        p = cv.pt(c[0] + light_dir[0] * 0.3 * s, c[1] + light_dir[1] * 0.3 * s)
         cv2.ellipse(mask, p, (cv.length(0.42 * s), cv.length(0.3 * s)), math.degrees(math.atan2(light_dir[1], light_dir[0])),
                     0, 360, 255, -1, cv2.LINE_AA, cv.SHIFT)
     if mask.any():
         k = max(3, int(0.15 * s * cv.ppm) | 1)
         mask = cv2.GaussianBlur(mask, (k, k), 0)
-        shade = 1.0 - 0.45 * (mask.astype(np.float32) / 255.0)
+        shade = 1.0 - 0.3 * (mask.astype(np.float32) / 255.0)
         cv.img[:] = np.clip(cv.img * shade[:, :, None], 0, 255).astype(np.uint8)
 
 

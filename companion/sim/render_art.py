@@ -12,7 +12,7 @@ in :mod:`companion.sim.render` projects it.  Piece sizes are fractions of the he
   i.e. top-left, top-right, bottom-right, bottom-left); a marker is a player-colour disc.
 * substrate: round chip of radius 0.5 s, wood (orange-brown with grain) or soil (dark brown).
 * spore: round chip of radius 0.5 s in the player colour; unused side: white dot of radius
-  0.12 s at the centre; used side: white X (arms 0.09 s wide, 0.4 s long).
+  0.12 s at the centre; used side: white X (arms 0.09 s wide, reaching 0.45 s from the centre).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ SPUR_END = 0.35
 CHIP_RADIUS = 0.5
 SPORE_DOT = 0.12
 X_ARM_WIDTH = 0.09
-X_ARM_LENGTH = 0.4
+X_ARM_LENGTH = 0.45
 SLOT_RADIUS = 0.15
 SLOT_DISTANCE = 0.52
 SLOT_ANGLES_DEG = (-135.0, -45.0, 45.0, 135.0)

@@ -1,0 +1,216 @@
+"""Per-space classification from the Lab samples of :mod:`companion.vision.layout`.
+
+For every space, every hypothesis (empty, rock, tree, wood, soil, a spore of each colour on
+either side, and each candidate tile code in each rotation) gets a score: the weighted mean of
+its regions' clipped log-likelihoods (:mod:`companion.vision.profile`).  The best wins; the
+confidence grows with its margin over the runner-up.  A meeple is read first from the centre
+(a player colour there); the space under it is then scored without the centre and with a
+trimmed ring, since the meeple hides them.  Everything is vectorised over the spaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.tiles import distinct_rotations, parse
+from companion.vision import layout as L
+from companion.vision.profile import CLASSES, PATHS, PLAYERS, ColourProfile
+
+CI = {c: i for i, c in enumerate(CLASSES)}
+TILE_LIKE = [CI["tile"], *(CI[p] for p in PATHS)]
+CONFIDENCE_SCALE = 1.5
+"""Score margin (mean log-likelihood units) that gives confidence 1 - 1/e."""
+
+
+@dataclass
+class TileCandidates:
+    """Tile codes as placed and what each shows: ``edge_class`` int (M, 6) class index per edge,
+    ``centre_ok`` bool (M, K): classes acceptable at the centre."""
+
+    codes: list[str]
+    edge_class: np.ndarray
+    centre_ok: np.ndarray
+
+
+def tile_candidates(type_codes: list[str]) -> TileCandidates:
+    """Every distinct rotation of every type code (``ROCK`` is scored separately)."""
+    placed: list[str] = []
+    for code in type_codes:
+        if code == "ROCK":
+            continue
+        for _, c in distinct_rotations(parse(code).code):
+            if c not in placed:
+                placed.append(c)
+    edge = np.full((len(placed), 6), CI["tile"], np.int64)
+    centre = np.zeros((len(placed), len(CLASSES)), bool)
+    for m, code in enumerate(placed):
+        tile = parse(code)
+        for e, colour in enumerate(tile.edge_color):
+            if colour:
+                edge[m, e] = CI[colour]
+        through = [p.color for p in tile.paths if len(p.edges) >= 2]
+        for colour in through:
+            centre[m, CI[colour]] = True
+        if not through or not any(_opposite_pair(p.edges) for p in tile.paths if len(p.edges) >= 2):
+            centre[m, CI["tile"]] = True
+    return TileCandidates(placed, edge, centre)
+
+
+def _opposite_pair(edges: frozenset[int]) -> bool:
+    return any((e + 3) % 6 in edges for e in edges)
+
+
+def open_candidates() -> TileCandidates:
+    """With no catalogue: every assignment of {bare, pink, yellow, green} to the 6 edges with at
+    least one path, each colour forming one path."""
+    codes = []
+    letters = {"pink": "P", "yellow": "Y", "green": "G"}
+    for n in range(1, 4**6):
+        digits = [(n // 4**e) % 4 for e in range(6)]
+        parts = []
+        for ci, colour in enumerate(PATHS, start=1):
+            edges = [str(e) for e in range(6) if digits[e] == ci]
+            if edges:
+                parts.append(letters[colour] + "".join(edges))
+        codes.append(".".join(parts))
+    return tile_candidates(codes)
+
+
+def _robust_mean(x: np.ndarray, axis: int, keep: float) -> np.ndarray:
+    """Mean of the best ``keep`` fraction along ``axis`` (occlusion-tolerant)."""
+    n = x.shape[axis]
+    k = max(1, int(round(n * keep)))
+    s = -np.sort(-x, axis=axis)
+    return np.take(s, np.arange(k), axis=axis).mean(axis=axis)
+
+
+@dataclass
+class SpaceReading:
+    """What one space holds: ``kind`` in empty/tile/rock/tree/wood/soil/spore, details, confidence."""
+
+    kind: str
+    code: str | None = None
+    player: str | None = None
+    used: bool = False
+    slots: tuple[str | None, ...] = ()
+    meeple: str | None = None
+    confidence: float = 0.0
+
+
+def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
+    """``ll``: float32 (S, P, K) per-sample log-likelihoods -> one :class:`SpaceReading` per space."""
+    S = ll.shape[0]
+    e = ll[:, L.EDGES].reshape(S, 6, L.POINTS_PER_EDGE, -1)
+    edge_mean = _robust_mean(e, 2, 0.67)  # (S, 6, K)
+    centre = ll[:, L.CENTRE].mean(1)  # (S, K)
+    ring_full = ll[:, L.RING].mean(1)
+    ring_trim = _robust_mean(ll[:, L.RING], 1, 0.5)
+    diag = ll[:, L.DIAG]  # (S, 8, K)
+    diag_mean = diag.mean(1)
+    slots = ll[:, L.SLOTS].reshape(S, 4, L.POINTS_PER_SLOT, -1).mean(2)  # (S, 4, K)
+
+    # meeple: a player colour rules the centre
+    pidx = np.array([CI[p] for p in PLAYERS])
+    best_centre = centre.argmax(1)
+    has_meeple = np.isin(best_centre, pidx)
+    ring = np.where(has_meeple[:, None], ring_trim, ring_full)
+    w_c = np.where(has_meeple, 0.0, 1.0)
+    w_d = np.where(has_meeple, 0.0, 1.0)
+    if has_meeple.any():
+        # points showing the meeple's own colour neither support nor refute what lies under it
+        own = np.take_along_axis(e, best_centre[:, None, None, None], axis=3)
+        e = np.where(has_meeple[:, None, None, None], np.maximum(e, own - 0.5), e)
+        edge_mean = _robust_mean(e, 2, 0.67)
+    # spore side under a meeple: the tips of the X (outer diagonal points) peek out around it
+    outer = diag[:, 1::2]  # (S, 4, K)
+    x_seen = -np.sort(-outer, axis=1)[:, :2].mean(1)  # best two points per class
+    x_all = np.sort(outer, axis=1)[:, :2].mean(1)  # worst two points per class
+
+    def score(edge_cls: int | None, ring_cls, centre_cls, diag_cls, spore: str | None = None, used: bool = False) -> np.ndarray:
+        tot = np.zeros(S, np.float32)
+        wsum = np.zeros(S, np.float32)
+        if edge_cls is not None:
+            tot += edge_mean[:, :, edge_cls].sum(1)
+            wsum += 6
+        tot += 2 * _pick(ring, ring_cls)
+        wsum += 2
+        if centre_cls is not None:
+            tot += w_c * _pick(centre, centre_cls)
+            wsum += w_c
+        if diag_cls is not None:
+            tot += w_d * _pick(diag_mean, diag_cls)
+            wsum += w_d
+        if spore is not None:
+            hidden = x_seen[:, CI["white"]] if used else x_all[:, CI[spore]]
+            tot += (1 - w_d) * hidden
+            wsum += 1 - w_d
+        return tot / wsum
+
+    names: list[tuple] = []
+    scores: list[np.ndarray] = []
+    b, t = CI["board"], CI["tree"]
+    for kind, cls in (("empty", b), ("rock", CI["rock"]), ("tree", t)):
+        names.append((kind,))
+        scores.append(score(cls, cls, cls, cls))
+    for kind in ("wood", "soil"):
+        names.append((kind,))
+        scores.append(score(b, CI[kind], CI[kind], CI[kind]))
+    for p in PLAYERS:
+        for used in (False, True):
+            names.append(("spore", p, used))
+            scores.append(score(b, CI[p], CI["white"], CI["white"] if used else CI[p], p, used))
+    fixed = np.stack(scores, 1)  # (S, H)
+
+    # tiles: (S, M)
+    m_edges = edge_mean[:, np.arange(6)[None, :], cands.edge_class]  # (S, M, 6)
+    tile_edge = m_edges.sum(2)
+    centre_tile = np.where(cands.centre_ok[None, :, :], centre[:, None, :], -np.inf).max(2)  # (S, M)
+    ring_tile = _allowed_mean(ll[:, L.RING], TILE_LIKE, has_meeple)
+    diag_tile = _allowed_mean(diag, TILE_LIKE, has_meeple)
+    tile_scores = (tile_edge + 2 * ring_tile[:, None] + w_c[:, None] * centre_tile + w_d[:, None] * diag_tile[:, None]) / (
+        8 + w_c + w_d
+    )[:, None]
+
+    out: list[SpaceReading] = []
+    for s in range(S):
+        all_scores = np.concatenate([fixed[s], tile_scores[s]])
+        order = np.argsort(-all_scores)
+        best, second = order[0], order[1] if len(order) > 1 else order[0]
+        margin = float(all_scores[best] - all_scores[second])
+        conf = float(1.0 - np.exp(-margin / CONFIDENCE_SCALE)) if best != second else 1.0
+        meeple = PLAYERS[list(pidx).index(best_centre[s])] if has_meeple[s] else None
+        if best < len(names):
+            name = names[best]
+            r = SpaceReading(name[0], meeple=meeple, confidence=conf)
+            if name[0] == "spore":
+                r.player, r.used = name[1], name[2]
+            if name[0] == "tree":
+                r.slots = tuple(_slot_owner(slots[s, k]) for k in range(4))
+        else:
+            r = SpaceReading("tile", code=cands.codes[best - len(names)], meeple=meeple, confidence=conf)
+        if meeple and r.kind in ("rock", "tree", "wood", "soil", "empty"):
+            # meeples stand on tiles and spores only; a player colour elsewhere is doubtful
+            r.confidence *= 0.5
+        out.append(r)
+    return out
+
+
+def _pick(x: np.ndarray, cls) -> np.ndarray:
+    return x[:, cls]
+
+
+def _allowed_mean(pts: np.ndarray, allowed: list[int], trimmed: np.ndarray) -> np.ndarray:
+    """Mean over points of the best allowed class per point; trimmed where ``trimmed`` (S,)."""
+    per_point = pts[:, :, allowed].max(2)  # (S, P)
+    full = per_point.mean(1)
+    trim = _robust_mean(per_point, 1, 0.5)
+    return np.where(trimmed, trim, full)
+
+
+def _slot_owner(slot_ll: np.ndarray) -> str | None:
+    """Player colour in a mycorrhiza slot (K,) or ``None`` for an empty slot."""
+    options = ["slot", *PLAYERS]
+    best = options[int(np.argmax([slot_ll[CI[o]] for o in options]))]
+    return None if best == "slot" else best

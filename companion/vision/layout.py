@@ -1,0 +1,84 @@
+"""Where the reader samples colour on each space, in units of the hex size s.
+
+Offsets are (x, y) from the space centre with x right and y down (board frame).  The pieces
+as the reader expects them (the synthetic art in :mod:`companion.sim.render_art` follows the
+same sizes; measure a real copy against these):
+
+* a tile path is a band about 0.34 s wide running from an edge midpoint inwards, so the edge
+  zone (0.6 s and 0.74 s out along the edge normal, 3 points across the band) shows its colour;
+* a path with 2+ edges through opposite sides crosses the centre;
+* tokens (spores, substrates) are discs of radius 0.5 s: the ring at 0.4 s shows them and the
+  edge zone shows the board around them;
+* a spore's centre shows its white symbol: a dot (unused side) or an X along the diagonals
+  (used side), so the diagonal points tell the sides apart and a meeple on it hides the centre;
+* a tree's mycorrhiza slots are discs at 0.52 s, slot k at -135 + 90 k degrees
+  (top-left, top-right, bottom-right, bottom-left as seen by the camera).
+
+Groups, as index slices into the per-space point list: ``CENTRE`` (7 points), ``RING`` (12),
+``EDGES`` (6 edges x 6 points, edge-major), ``DIAG`` (8), ``SLOTS`` (4 slots x 5 points).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from companion.hexgrid import DIRECTIONS, hex_to_pixel
+
+SLOT_DISTANCE = 0.52
+SLOT_ANGLES_DEG = (-135.0, -45.0, 45.0, 135.0)
+
+
+def _polar(r: float, deg: float) -> tuple[float, float]:
+    return (r * math.cos(math.radians(deg)), r * math.sin(math.radians(deg)))
+
+
+def _edge_unit(edge: int) -> tuple[float, float]:
+    x, y = hex_to_pixel(DIRECTIONS[edge], 1.0)
+    n = math.hypot(x, y)
+    return (x / n, y / n)
+
+
+def _build() -> tuple[np.ndarray, dict[str, slice]]:
+    pts: list[tuple[float, float]] = []
+    groups: dict[str, slice] = {}
+
+    def add(name: str, new: list[tuple[float, float]]) -> None:
+        groups[name] = slice(len(pts), len(pts) + len(new))
+        pts.extend(new)
+
+    add("centre", [(0.0, 0.0)] + [_polar(0.04, 60 * i) for i in range(6)])
+    add("ring", [_polar(0.40, 30 * i) for i in range(12)])
+    edge_pts = []
+    for e in range(6):
+        ux, uy = _edge_unit(e)
+        for depth in (0.60, 0.74):
+            for across in (-0.07, 0.0, 0.07):
+                edge_pts.append((ux * depth - uy * across, uy * depth + ux * across))
+    add("edges", edge_pts)
+    add("diag", [_polar(r, a) for a in (45, 135, 225, 315) for r in (0.22, 0.40)])
+    slot_pts = []
+    for a in SLOT_ANGLES_DEG:
+        cx, cy = _polar(SLOT_DISTANCE, a)
+        slot_pts.append((cx, cy))
+        slot_pts.extend((cx + dx, cy + dy) for dx, dy in ((0.05, 0), (-0.05, 0), (0, 0.05), (0, -0.05)))
+    add("slots", slot_pts)
+    return np.array(pts, np.float32), groups
+
+
+OFFSETS, GROUPS = _build()
+"""OFFSETS: float32 (P, 2) sample offsets in units of s; GROUPS: name -> slice into them."""
+CENTRE, RING, EDGES, DIAG, SLOTS = (GROUPS[k] for k in ("centre", "ring", "edges", "diag", "slots"))
+POINTS_PER_SPACE = len(OFFSETS)
+POINTS_PER_EDGE = 6
+POINTS_PER_SLOT = 5
+WHITE_POINTS_PER_MARKER = 16
+
+
+def white_reference_offsets_mm(marker_size_mm: float, quiet_mm: float = 8.0) -> np.ndarray:
+    """float32 (16, 2) points in the white quiet zone around a marker, relative to its centre (mm)."""
+    d = marker_size_mm / 2.0 + quiet_mm / 2.0
+    t = np.linspace(-d, d, 5)[:-1]
+    side = [(x, -d) for x in t] + [(d, y) for y in t] + [(-x, d) for x in t] + [(-d, -y) for y in t]
+    return np.array(side, np.float32)

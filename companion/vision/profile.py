@@ -1,0 +1,120 @@
+"""Colour profile: the Lab colour of every surface the reader tells apart.
+
+Colours are measured after white balancing against the printed white around the markers
+(:func:`white_balance`), then converted to CIE Lab (L 0-100, a and b roughly -128..127, float32).
+Each class has a mean and a standard deviation per channel; a sample's log-likelihood is a
+diagonal Gaussian, clipped at :data:`LL_FLOOR` so a few occluded points (a meeple, a hand)
+cannot outvote the rest.  Profiles are JSON::
+
+    {"version": 1, "classes": {"board": {"mean": [L, a, b], "std": [sL, sa, sb]}, ...}}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CLASSES: tuple[str, ...] = (
+    "board", "tile", "pink", "yellow", "green", "rock", "tree", "slot",
+    "wood", "soil", "blue", "orange", "red", "black", "white",
+)
+"""Surface classes: empty board, tile base, the three path colours, rock, tree, empty
+mycorrhiza slot, the two substrates, the four player colours, and the white spore symbol."""
+PLAYERS: tuple[str, ...] = ("blue", "orange", "red", "black")
+PATHS: tuple[str, ...] = ("pink", "yellow", "green")
+MIN_STD = np.array([3.0, 3.0, 3.0], np.float32)
+LL_FLOOR = -12.0
+
+DEFAULT_PROFILE_PATH = Path(__file__).resolve().parent / "default_profile.json"
+
+
+class ProfileError(ValueError):
+    """A colour profile file is missing, malformed or lacks a class."""
+
+
+@dataclass
+class ColourProfile:
+    """``mean`` and ``std``: float32 (K, 3) Lab per class, in :data:`CLASSES` order."""
+
+    mean: np.ndarray
+    std: np.ndarray
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return CLASSES
+
+    def index(self, name: str) -> int:
+        return CLASSES.index(name)
+
+    def log_likelihood(self, lab: np.ndarray) -> np.ndarray:
+        """float32 (..., 3) Lab -> float32 (..., K) clipped log-likelihood of each class."""
+        d = (lab[..., None, :] - self.mean) / self.std
+        ll = -0.5 * np.sum(d * d, axis=-1) - np.sum(np.log(self.std), axis=-1) + 3 * np.log(MIN_STD[0])
+        return np.maximum(ll, LL_FLOOR)
+
+    def to_json(self) -> dict:
+        return {
+            "version": 1,
+            "classes": {c: {"mean": [round(float(v), 2) for v in self.mean[i]], "std": [round(float(v), 2) for v in self.std[i]]}
+                        for i, c in enumerate(CLASSES)},
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ColourProfile":
+        try:
+            classes = d["classes"]
+            mean = np.array([classes[c]["mean"] for c in CLASSES], np.float32)
+            std = np.array([classes[c]["std"] for c in CLASSES], np.float32)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProfileError(f"colour profile lacks or mangles a class ({exc}); classes needed: {', '.join(CLASSES)}") from exc
+        if mean.shape != (len(CLASSES), 3) or std.shape != mean.shape:
+            raise ProfileError("colour profile: each class needs a 3-number mean and std")
+        return cls(mean, np.maximum(std, MIN_STD))
+
+
+def load_profile(path: str | Path | None = None) -> ColourProfile:
+    """Read a profile JSON; ``None`` gives the built-in profile of the reference copy."""
+    p = Path(path) if path else DEFAULT_PROFILE_PATH
+    try:
+        d = json.loads(p.read_text())
+    except (OSError, ValueError) as exc:
+        raise ProfileError(f"cannot read colour profile {p}: {exc}") from exc
+    return ColourProfile.from_json(d)
+
+
+def white_balance(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """float32 (n, 3) BGR samples / per-sample white (n, 3) -> Lab float32 (n, 3).
+
+    The printed white maps to 0.95 so the white symbols stay below clipping.
+    """
+    rgb = (bgr[:, ::-1].astype(np.float32) / np.maximum(white[:, ::-1], 1.0)) * 0.95
+    rgb = np.clip(rgb, 0.0, 1.0).reshape(-1, 1, 3)
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2Lab).reshape(-1, 3)
+
+
+def fit_white_field(marker_xy_mm: np.ndarray, marker_white: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
+    """Interpolate the white level measured at the markers over the board.
+
+    ``marker_xy_mm``: (m, 2) marker centres; ``marker_white``: (m, 3) BGR white there;
+    ``pts_mm``: (n, 2).  Fits w = a + b x + c y (+ d x y with 4 markers) per channel by least
+    squares; with 1-2 markers the white is their mean.  Returns float32 (n, 3).
+    """
+    m = len(marker_xy_mm)
+    if m == 0:
+        return np.full((len(pts_mm), 3), 255.0, np.float32)
+    if m < 3:
+        return np.tile(marker_white.mean(0), (len(pts_mm), 1)).astype(np.float32)
+    def design(xy: np.ndarray) -> np.ndarray:
+        cols = [np.ones(len(xy)), xy[:, 0] / 100.0, xy[:, 1] / 100.0]
+        if m >= 4:
+            cols.append(xy[:, 0] * xy[:, 1] / 1e4)
+        return np.column_stack(cols)
+    coef, *_ = np.linalg.lstsq(design(marker_xy_mm), marker_white, rcond=None)
+    return np.clip(design(pts_mm) @ coef, 20.0, 400.0).astype(np.float32)

@@ -1,0 +1,143 @@
+"""Read the board part of a position from one camera frame.
+
+:class:`BoardReader` holds what stays fixed between frames: board geometry, colour profile,
+tile candidates, intrinsics and (through :class:`~companion.vision.registration.BoardTracker`)
+the registration with its cached sample maps.  :meth:`BoardReader.read` costs one marker
+re-check in small windows, one ``cv2.remap`` of about 5,000 sample points, a Lab conversion of
+those points and the vectorised scoring of :mod:`companion.vision.classify`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.intrinsics import Intrinsics
+from companion.vision import layout as L
+from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates
+from companion.vision.errors import UnreadableImageError
+from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
+from companion.vision.profile import ColourProfile, fit_white_field, load_profile, white_balance
+from companion.vision.registration import BoardTracker, Registration
+
+
+@dataclass
+class Reading:
+    """``board``: board part of a position; ``confidence``: "q,r" -> [0, 1]; ``spaces``: raw readings."""
+
+    board: dict
+    confidence: dict[str, float]
+    registration: Registration
+    spaces: dict[tuple[int, int], SpaceReading]
+
+    def to_json(self) -> dict:
+        reg = self.registration.to_json()
+        return {"board": self.board, "confidence": self.confidence,
+                "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"]}}
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """Load a BGR uint8 (h, w, 3) frame; raise :class:`UnreadableImageError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise UnreadableImageError(f"cannot read image {path}: no such file")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None or img.size == 0:
+        raise UnreadableImageError(f"cannot read image {path}: not an image format OpenCV can decode")
+    return img
+
+
+class BoardReader:
+    """Reads frames of one camera.  ``hand``: restrict tiles to these type codes (all rotations)."""
+
+    def __init__(
+        self,
+        geo: BoardGeometry | None = None,
+        profile: ColourProfile | None = None,
+        intrinsics: Intrinsics | None = None,
+        tile_codes: list[str] | None = None,
+        edition_dir: str | Path = DEFAULT_EDITION,
+    ):
+        self.geo = geo or load_board(edition_dir)
+        self.profile = profile or load_profile()
+        self.tracker = BoardTracker(self.geo, intrinsics)
+        codes = tile_codes if tile_codes is not None else load_tile_codes(edition_dir)
+        self._catalogue: TileCandidates = tile_candidates(codes) if codes else open_candidates()
+        s = self.geo.hex_size_mm
+        centres = np.array([self.geo.center_mm(h) for h in self.geo.spaces], np.float32)
+        self._space_pts = (centres[:, None, :] + s * L.OFFSETS[None, :, :]).reshape(-1, 2)
+        wref = L.white_reference_offsets_mm(self.geo.marker_size_mm)
+        self._marker_ids = [m.id for m in self.geo.markers]
+        self._marker_xy = np.array([m.center_mm for m in self.geo.markers], np.float32)
+        self._white_pts = (self._marker_xy[:, None, :] + wref[None]).reshape(-1, 2)
+
+    def candidates_for(self, hand: list[str] | None) -> TileCandidates:
+        return tile_candidates(hand) if hand else self._catalogue
+
+    def _maps(self, reg: Registration) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cached float32 (N, 1) remap tables for space and white-reference points, and white field weights."""
+        if "maps" not in reg.cache:
+            pts = np.vstack([self._space_pts, self._white_pts])
+            px = reg.to_image(pts)
+            reg.cache["maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
+        return reg.cache["maps"]
+
+    def sample(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
+        """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
+        mx, my = self._maps(reg)
+        bgr = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+        n = len(self._space_pts)
+        space_bgr, white_bgr = bgr[:n], bgr[n:].reshape(len(self._marker_ids), -1, 3)
+        seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
+        marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
+        if "white_field" not in reg.cache or reg.cache.get("white_seen") != seen:
+            reg.cache["white_seen"] = seen
+        white = fit_white_field(self._marker_xy[seen], marker_white, self._space_pts)
+        lab = white_balance(space_bgr, white)
+        return lab.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
+
+    def read(self, frame: np.ndarray, hand: list[str] | None = None) -> Reading:
+        """Read one BGR uint8 frame; raises BoardNotFoundError when the board can't be registered."""
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
+        reg = self.tracker.register(frame)
+        lab = self.sample(frame, reg)
+        ll = self.profile.log_likelihood(lab)
+        readings = classify(ll, self.candidates_for(hand))
+        spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
+        board, conf = assemble_board(spaces)
+        return Reading(board, conf, reg, spaces)
+
+
+def assemble_board(spaces: dict[tuple[int, int], SpaceReading]) -> tuple[dict, dict[str, float]]:
+    """Board part of a position and per-space confidence from the per-space readings.
+
+    A player colour seen on two spaces keeps the meeple (or spore) with the higher confidence.
+    """
+    board: dict = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
+    conf = {f"{h[0]},{h[1]}": round(r.confidence, 4) for h, r in spaces.items()}
+    best_meeple: dict[str, tuple[float, tuple[int, int]]] = {}
+    best_spore: dict[str, tuple[float, tuple[int, int], bool]] = {}
+    for h, r in spaces.items():
+        at = [int(h[0]), int(h[1])]
+        if r.kind == "tile":
+            board["tiles"].append({"at": at, "paths": r.code})
+        elif r.kind == "rock":
+            board["rocks"].append(at)
+        elif r.kind == "tree":
+            board["trees"].append({"at": at, "mycorrhizae": list(r.slots)})
+        elif r.kind in ("wood", "soil"):
+            board["substrates"].append({"at": at, "kind": r.kind})
+        elif r.kind == "spore":
+            if r.player not in best_spore or best_spore[r.player][0] < r.confidence:
+                best_spore[r.player] = (r.confidence, h, r.used)
+        if r.meeple and (r.meeple not in best_meeple or best_meeple[r.meeple][0] < r.confidence):
+            best_meeple[r.meeple] = (r.confidence, h)
+    for p, (_, h, used) in best_spore.items():
+        board["spores"][p] = {"at": [int(h[0]), int(h[1])], "used": bool(used)}
+    for p, (_, h) in best_meeple.items():
+        board["meeples"][p] = [int(h[0]), int(h[1])]
+    return board, conf
