@@ -1,11 +1,157 @@
-"""``mycelium-companion rfid ...`` subcommands."""
+"""``mycelium-companion rfid ...``: listen to the tile-bag reader, enroll tags.
+
+``rfid listen`` prints one JSON object a line (``event``, and ``uid``/``tile`` for tags).
+``rfid enroll`` walks the owner through scanning every tile once.  Exit codes follow
+:mod:`companion.cli`: 0 success, 2 bad arguments or input files, 1 runtime failure.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import queue
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from firmware_bridge import discovery
+from firmware_bridge import events as E
+from firmware_bridge.drivers import DRIVERS, make_driver
+from firmware_bridge.enroll import DEFAULT_TILES, Enrollment, expected_from_tiles_json, parse_expect
+from firmware_bridge.errors import RegistryError
+from firmware_bridge.reader import BagReader
+from firmware_bridge.registry import TagRegistry
+
+
+def default_registry() -> Path:
+    """``$XDG_CONFIG_HOME/mycelium-companion/tags.json`` (``~/.config/...`` by default)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "mycelium-companion" / "tags.json"
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add the ``rfid`` command group to the top-level parser."""
     p = sub.add_parser("rfid", help="tile-bag reader: listen, enroll tags")
     p.set_defaults(func=lambda args: p.print_help() or 2)
+    rs = p.add_subparsers(dest="rfid_command", metavar="ACTION")
+
+    def common(q: argparse.ArgumentParser) -> None:
+        q.add_argument(
+            "--port",
+            help="device path, or usb:VID:PID; default: the first known USB reader "
+            f"(companion) or {discovery.DEFAULT_UART} (rdm6300, pn532)",
+        )
+        q.add_argument("--driver", choices=sorted(DRIVERS), default="companion", help="reader type (default companion)")
+        q.add_argument("--registry", type=Path, default=None, help=f"tag registry JSON (default {default_registry()})")
+
+    ls = rs.add_parser("listen", help="print reader events as JSON lines")
+    common(ls)
+    ls.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default: until Ctrl-C)")
+    ls.set_defaults(func=cmd_listen)
+
+    en = rs.add_parser("enroll", help="scan every tile once to pair tags with tile types")
+    common(en)
+    en.add_argument("--expect", help="tile counts as CODE=N,CODE=N,... (default: the edition's tiles.json)")
+    en.add_argument("--tiles", type=Path, default=DEFAULT_TILES, help="edition tiles.json to take counts from")
+    en.add_argument("--seconds", type=float, default=None, help="give up after this many seconds")
+    en.set_defaults(func=cmd_enroll)
+
+
+def _port(args: argparse.Namespace) -> str | Callable[[], str | None]:
+    spec = args.port
+    if spec and spec.startswith("usb:"):
+        ids = [discovery.parse_usb_id(spec[4:])]
+        return lambda: discovery.find_port(ids)
+    if spec:
+        return spec
+    if args.driver == "companion":
+        return discovery.find_port
+    return discovery.DEFAULT_UART
+
+
+def _registry(args: argparse.Namespace) -> TagRegistry:
+    return TagRegistry(args.registry or default_registry())
+
+
+def _events(args: argparse.Namespace, registry: TagRegistry) -> tuple[BagReader, "queue.Queue[E.Event]"]:
+    q: "queue.Queue[E.Event]" = queue.Queue()
+    try:
+        port = _port(args)
+    except ValueError as e:
+        raise RegistryError(str(e)) from None
+    reader = BagReader(make_driver(args.driver), port, q.put_nowait, registry.lookup)
+    return reader.start(), q
+
+
+def cmd_listen(args: argparse.Namespace) -> int:
+    """Print every event as one JSON line until Ctrl-C or ``--seconds``."""
+    try:
+        registry = _registry(args)
+        reader, q = _events(args, registry)
+    except RegistryError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            try:
+                ev = q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            print(json.dumps(E.as_dict(ev)), flush=True)
+    finally:
+        reader.stop()
+    return 0
+
+
+def cmd_enroll(args: argparse.Namespace) -> int:
+    """Interactive enrollment; progress and refusals go to stdout."""
+    try:
+        if args.expect:
+            expected = parse_expect(args.expect)
+        elif args.tiles.exists():
+            expected = expected_from_tiles_json(args.tiles)
+        else:
+            print(
+                f"error: no edition tile list at {args.tiles}; pass --expect CODE=N,... "
+                "(e.g. --expect P03=4,ROCK=3) or --tiles FILE",
+                file=sys.stderr,
+            )
+            return 2
+        registry = _registry(args)
+        enrollment = Enrollment(expected, registry)
+        reader, q = _events(args, registry)
+    except RegistryError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"Registry: {registry.path}  ({enrollment.done} of {enrollment.total} tiles have a tag)")
+    print(f"Still without a tag: {enrollment.missing_text()}")
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    try:
+        print(enrollment.prompt(), flush=True)
+        while enrollment.next_type() is not None:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            try:
+                ev = q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if isinstance(ev, (E.TileDrawn, E.UnknownTag)):
+                out = enrollment.offer(ev.uid)
+                print(out.message if out.accepted else f"refused: {out.message}")
+                print(enrollment.prompt(), flush=True)
+            elif isinstance(ev, E.ReaderDisconnected):
+                print(f"reader disconnected ({ev.reason}); waiting for it to come back", flush=True)
+            elif isinstance(ev, E.ReaderConnected):
+                print(f"reader connected on {ev.port}", flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        reader.stop()
+    if enrollment.next_type() is None:
+        print(f"Done: all {enrollment.total} tiles have a tag.")
+        return 0
+    print(f"Stopped at {enrollment.done} of {enrollment.total}; still without a tag: {enrollment.missing_text()}")
+    return 1

@@ -75,6 +75,8 @@ class VirtualReader:
         self._thread: threading.Thread | None = None
         self._host_rx = P.FrameSplitter()
         self._pn_rx = pn532.FrameParser()
+        self.received = bytearray()
+        """Every byte the host wrote, across connections."""
         self.commands: list[P.Frame] = []
         """Host commands received (companion), in order: tests read LED/BEEP from here."""
 
@@ -235,6 +237,7 @@ class VirtualReader:
                 self._send(P.Frame(P.HEARTBEAT, self.last_seq, struct.pack("<I", ms)))
 
     def _from_host(self, data: bytes) -> None:
+        self.received += data
         if self.kind == "companion":
             for f in self._host_rx.feed(data):
                 if isinstance(f, P.Frame):

@@ -15,6 +15,8 @@ from firmware_bridge.errors import FrameError
 
 HELLO_RETRY = 0.5
 """Seconds between HELLO_REQ frames until the board answers (it may be in its bootloader)."""
+MAX_EARLY = 64
+"""Events kept while waiting for a missing earlier one."""
 RESEND_RETRY = 0.25
 """Seconds before a RESEND that brought nothing is sent again."""
 
@@ -38,6 +40,7 @@ class CompanionDriver(Driver):
         self._want_from: int | None = None  # first missing seq, when a gap is known
         self._resend_at = 0.0
         self._accept_any = False  # after a replay-gap NAK, the next event restarts the count
+        self._early: dict[int, Reading] = {}  # events that arrived ahead of a gap, by seq
         self._cmd_seq = 0
         self._out = bytearray()
 
@@ -87,6 +90,14 @@ class CompanionDriver(Driver):
                 self._want_from = first
                 self._resend_at = now  # ask at once
 
+    def _deliver(self, seq: int, reading: Reading, out: list[Reading]) -> None:
+        self.last_seq = seq
+        if self._want_from is not None and not P.seq_after(self._want_from, seq):
+            self._want_from = None
+        out.append(reading)
+        if self._early:
+            self._early = {k: v for k, v in self._early.items() if P.seq_after(k, seq)}
+
     def _handle(self, f: P.Frame, now: float, out: list[Reading]) -> None:
         if f.type == P.HELLO:
             h = P.parse_hello(f)
@@ -95,6 +106,7 @@ class CompanionDriver(Driver):
                     "version", f"reader speaks protocol {h.protocol}, this host speaks {P.PROTOCOL_VERSION}"
                 )
             if h.boot_id != self.boot_id:
+                self._early.clear()
                 # first contact, or the board restarted: its numbering starts again, and
                 # events the old boot never sent are gone with its RAM (section 7.3)
                 self.boot_id = h.boot_id
@@ -110,14 +122,18 @@ class CompanionDriver(Driver):
             self._gap(f.seq, now)
             return
         if f.type in P.EVENT_TYPES:
+            reading: Reading = TagSeen(P.parse_tag(f)) if f.type == P.TAG else ButtonSeen(P.parse_button(f))
             if self._accept_any or f.seq == P.next_seq(self.last_seq):
                 self._accept_any = False
-                self.last_seq = f.seq
-                if self._want_from is not None and not P.seq_after(self._want_from, f.seq):
-                    self._want_from = None
-                out.append(TagSeen(P.parse_tag(f)) if f.type == P.TAG else ButtonSeen(P.parse_button(f)))
+                self._deliver(f.seq, reading, out)
+                while P.next_seq(self.last_seq) in self._early:  # the gap is filled
+                    s = P.next_seq(self.last_seq)
+                    self._deliver(s, self._early.pop(s), out)
             elif P.seq_after(f.seq, self.last_seq):
-                self._gap(f.seq, now)  # out of order: it comes again in the replay
+                # ahead of a gap: keep it (bounded) and ask for what is missing
+                if len(self._early) < MAX_EARLY:
+                    self._early[f.seq] = reading
+                self._gap(f.seq, now)
             return  # else a duplicate from a replay: already delivered
         if f.type == P.NAK and len(f.payload) >= 4 and f.payload[0] == P.RESEND:
             if f.payload[3] == P.NAK_REPLAY_GAP:
