@@ -1,0 +1,177 @@
+"""Legal-move generation for the active player (used for hints, bots and move inference).
+
+Every move returned passes :func:`companion.rules.check`; the tests hold the two to each
+other.  Table inputs that come from the world rather than a choice (``draw``,
+``substrate``, ``reveal``) are not generated: the bag, the token pile and the deck decide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion import economy
+from companion import tiles as tilecodes
+from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
+from companion.hexgrid import Hex
+from companion.options import option
+from companion.position import Position
+from companion.rules import Board, _connections, check
+
+
+def _hx(h: Hex) -> list[int]:
+    return [h.q, h.r]
+
+
+def placements(b: Board, player: str) -> list[dict[str, Any]]:
+    """Every legal ``place`` move: hand tile x distinct rotation x space (4.a.1, 5.a)."""
+    pos = b.pos
+    frontier = b.frontier(player)
+    strict = option(pos.options, "substrate_requires_matching_color")
+    out = []
+    for code in dict.fromkeys(c for c in pos.hands[player] if c != tilecodes.ROCK):
+        for k, placed in tilecodes.distinct_rotations(code):
+            tile = tilecodes.parse(placed)
+            for at, attach in frontier.items():
+                joined = _connections(tile, attach)
+                if not joined:
+                    continue
+                kind = pos.substrates.get(at)
+                if kind and strict and SUBSTRATE_COLOR[kind] not in joined:
+                    continue
+                out.append({"player": player, "action": "place", "tile": code, "at": _hx(at), "rotation": k})
+    return out
+
+
+def rock_spots(b: Board, player: str) -> list[dict[str, Any]]:
+    """Every legal ``rock`` move (4.a.2)."""
+    pos = b.pos
+    meeple = pos.meeples.get(player)
+    if tilecodes.ROCK not in pos.hands[player] or meeple is None:
+        return []
+    own_ok = option(pos.options, "rock_on_own_spore")
+    out = []
+    for n in meeple.neighbors():
+        if not b.on_board(n) or n in pos.trees or n in pos.rocks:
+            continue
+        if not own_ok and pos.spore_owner(n) == player:
+            continue
+        out.append({"player": player, "action": "rock", "at": _hx(n)})
+    return out
+
+
+def meeple_moves(b: Board, player: str) -> list[dict[str, Any]]:
+    """Every legal ``move``: destination x colour along one network (4.b)."""
+    pos = b.pos
+    meeple = pos.meeples.get(player)
+    if meeple is None:
+        return []
+    out = []
+    taken = {h for c, h in pos.meeples.items() if c != player and h is not None}
+    for color in tilecodes.COLORS.values():
+        starts = b.meeple_starts(player, color)
+        if not starts:
+            continue
+        dests = {n[0] for n in b.graph.walk(starts, color, frozenset(), frozenset([player]))}
+        for h in sorted(dests - taken - {meeple}):
+            out.append({"player": player, "action": "move", "to": _hx(h), "color": color})
+    return out
+
+
+def removals(b: Board, player: str) -> list[dict[str, Any]]:
+    """Every affordable ``remove`` (mycophages, lichens; 4.c) with the default payment."""
+    pos = b.pos
+    meeple = pos.meeples.get(player)
+    if meeple is None:
+        return []
+    held = pos.nutrients[player]
+    out = []
+    for n in meeple.neighbors():
+        cost = 1 if n in pos.tiles else 2 if n in pos.rocks else 0
+        if cost and sum(held.values()) >= cost:
+            out.append({"player": player, "action": "remove", "at": _hx(n), "pay": economy.any_payment(held, cost)})
+    return out
+
+
+def starting_spaces(b: Board, player: str) -> list[Hex]:
+    """Outermost spaces where ``player`` may put a spore now (3, 4.d, 6)."""
+    from companion.rules import IllegalMove, _check_starting_space
+    out = []
+    for h in sorted(b.edition.outermost):
+        try:
+            _check_starting_space(b, player, h)
+        except IllegalMove:
+            continue
+        out.append(h)
+    return out
+
+
+def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str, Any]]:
+    """All legal choices of the active player (and of any player with a displaced spore)
+    in ``pos``, as move documents.  Empty when the game is over."""
+    ed = edition or load_edition(pos.edition)
+    if pos.result is not None:
+        return []
+    b = Board(pos, ed)
+    p = pos.active
+    out: list[dict[str, Any]] = []
+    for color, spore in pos.spores.items():
+        if spore is not None and spore.at is None:
+            out += [{"player": color, "action": "relocate", "to": _hx(h)} for h in starting_spaces(b, color)]
+    if pos.in_setup:
+        return [{"player": p, "action": "spore", "at": _hx(h)} for h in starting_spaces(b, p)]
+    taken = pos.taken
+    if "spore" not in taken:
+        if "place" not in taken:
+            out += placements(b, p)
+            out += rock_spots(b, p)
+            out += [{"player": p, "action": "discard", "tile": c} for c in dict.fromkeys(pos.hands[p]) if c != tilecodes.ROCK]
+        if "move" not in taken:
+            out += meeple_moves(b, p)
+        if "remove" not in taken:
+            out += removals(b, p)
+        if not taken:
+            spore = pos.spores.get(p)
+            if spore is not None and not spore.used and spore.at is not None:
+                out += [{"player": p, "action": "spore_ability", "mode": "redraw", "discard": c} for c in dict.fromkeys(pos.hands[p])]
+                out += [{"player": p, "action": "spore_ability", "mode": "relocate", "to": _hx(h)}
+                        for h in starting_spaces(b, p) if h != spore.at]
+        out += _economy_moves(b, p)
+    end = {"player": p, "action": "end_turn"}
+    if check(pos, end, ed).legal:
+        out.append(end)
+    return out
+
+
+def _economy_moves(b: Board, p: str) -> list[dict[str, Any]]:
+    """Purchases (with automatic tile choice), gifts and swaps that are legal now."""
+    pos, ed = b.pos, b.edition
+    out: list[dict[str, Any]] = []
+    candidates: list[dict[str, Any]] = []
+    for deck in ("a", "b"):
+        for cid in pos.market[deck]:
+            candidates.append({"player": p, "action": "buy", "card": cid})
+    for other in pos.colors:
+        if other == p:
+            continue
+        for k in ("pink", "yellow", "white"):
+            if pos.nutrients[p][k]:
+                candidates.append({"player": p, "action": "give", "to": other, "nutrients": {k: 1}})
+    if economy.effects_of(pos, ed, p)["swap_nutrient"] and "swap" not in pos.taken:
+        for give in ("pink", "yellow", "white"):
+            for take in ("pink", "yellow", "white"):
+                if give != take and pos.nutrients[p][give]:
+                    candidates.append({"player": p, "action": "swap", "give": give, "take": take})
+    for mv in candidates:
+        if check(pos, mv, ed).legal:
+            out.append(mv)
+    return out
+
+
+def has_place_action(pos: Position, edition: Edition) -> bool:
+    """Whether the active player can still place a tile or rock or discard (4.a is
+    mandatory only when one of them is possible)."""
+    b = Board(pos, edition)
+    p = pos.active
+    if any(c != tilecodes.ROCK for c in pos.hands[p]):
+        return True
+    return bool(rock_spots(b, p))

@@ -1,0 +1,175 @@
+"""Moves as JSON and as typed objects.
+
+A move names its player and action, e.g.
+``{"player": "blue", "action": "place", "tile": "P03", "at": [3, 0], "rotation": 0}``.
+Every action and its fields are listed in ``docs/position.md``.  :func:`parse_move` checks
+the shape (not the legality) and raises :class:`~companion.position.PositionError` naming the
+field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR
+from companion.hexgrid import Hex
+from companion.position import PositionError, need, parse_code, parse_hex
+from companion.tiles import COLOR_LETTER
+
+TABLE = "table"
+"""Pseudo-player for table inputs that belong to nobody (a substrate token drawn, a card
+revealed)."""
+
+ACTIONS: dict[str, str] = {
+    "spore": "place your spore and meeple on a starting space (first round, rulebook 3)",
+    "place": "place a mycelium tile from your hand (4.a.1)",
+    "rock": "place a rock from your hand (4.a.2)",
+    "discard": "discard a tile from your hand (4.a.3)",
+    "move": "move your meeple along one mycelium network (4.b)",
+    "remove": "remove an adjacent tile (mycophages, 1 nutrient) or rock (lichens, 2) (4.c)",
+    "spore_ability": "flip your spore: redraw your hand or relocate (4.d)",
+    "relocate": "put a displaced spore back on a starting space (4.a.2)",
+    "draw": "draw a tile from the bag (4.a.3, end of turn)",
+    "end_turn": "end your turn",
+    "substrate": "a new substrate token is placed (5.a)",
+    "give": "give nutrients to another player (5.c, 7)",
+    "swap": "swap a nutrient's colour with the supply (Swap Nutrient Color card)",
+    "buy": "buy a mushroom card (6)",
+    "reveal": "a card is turned face up in the market (2.d, 6)",
+}
+
+
+@dataclass(frozen=True)
+class Move:
+    """A parsed move.  Fields not used by the action are ``None``.
+
+    ``raw`` keeps the JSON document as given, so an event log stores exactly what was played.
+    """
+
+    player: str
+    action: str
+    tile: str | None = None
+    at: Hex | None = None
+    rotation: int = 0
+    to: Hex | None = None
+    color: str | None = None
+    pay: dict[str, int] | None = None
+    mode: str | None = None
+    discard: str | None = None
+    card: str | None = None
+    tiles: tuple[Hex, ...] | None = None
+    spore_to: Hex | None = None
+    refill: str | None = None
+    kind: str | None = None
+    deck: str | None = None
+    nutrients: dict[str, int] | None = None
+    give: str | None = None
+    take: str | None = None
+    choose: tuple[str, ...] = ()
+    replace: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The move document."""
+        return dict(self.raw)
+
+
+def _nutrient_map(value: Any, where: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise PositionError(where, "must be an object of nutrient colour counts, e.g. {\"pink\": 1}")
+    out = {}
+    for k, v in value.items():
+        if k not in NUTRIENT_COLORS:
+            raise PositionError(f"{where}.{k}", f"unknown nutrient colour (known: {list(NUTRIENT_COLORS)})")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise PositionError(f"{where}.{k}", f"must be a whole number >= 0, got {v!r}")
+        if v:
+            out[k] = v
+    return out
+
+
+def parse_move(doc: Any) -> Move:
+    """Check a move document's shape and return a :class:`Move`.
+
+    Raises :class:`PositionError` naming the first missing or malformed field.
+    """
+    if not isinstance(doc, dict):
+        raise PositionError("(top level)", "a move must be a JSON object")
+    player = need(doc, "player", str, "")
+    action = need(doc, "action", str, "")
+    if action not in ACTIONS:
+        raise PositionError("action", f"unknown action {action!r} (known: {sorted(ACTIONS)})")
+    f: dict[str, Any] = {"player": player, "action": action, "raw": dict(doc)}
+    if action in ("place", "discard"):
+        f["tile"] = parse_code(need(doc, "tile", str, ""), "tile")
+    if action in ("place", "rock", "remove", "spore", "substrate"):
+        f["at"] = parse_hex(need(doc, "at", list, ""), "at")
+    if action == "place":
+        rot = doc.get("rotation", 0)
+        if not isinstance(rot, int) or isinstance(rot, bool) or not 0 <= rot <= 5:
+            raise PositionError("rotation", f"must be a whole number 0..5 (x 60 degrees), got {rot!r}")
+        f["rotation"] = rot
+    if action in ("move", "relocate"):
+        f["to"] = parse_hex(need(doc, "to", list, ""), "to")
+    if action == "move":
+        color = need(doc, "color", str, "")
+        if color not in COLOR_LETTER:
+            raise PositionError("color", f"must be pink, yellow or green, got {color!r}")
+        f["color"] = color
+    if action == "remove" and doc.get("pay") is not None:
+        f["pay"] = _nutrient_map(doc["pay"], "pay")
+    if action == "spore_ability":
+        mode = need(doc, "mode", str, "")
+        if mode not in ("redraw", "relocate"):
+            raise PositionError("mode", f"must be redraw or relocate, got {mode!r}")
+        f["mode"] = mode
+        if mode == "redraw":
+            f["discard"] = parse_code(need(doc, "discard", str, ""), "discard")
+        else:
+            f["to"] = parse_hex(need(doc, "to", list, ""), "to")
+    if action == "draw":
+        f["tile"] = parse_code(need(doc, "tile", str, ""), "tile")
+    if action == "substrate":
+        kind = need(doc, "kind", str, "")
+        if kind not in SUBSTRATE_COLOR:
+            raise PositionError("kind", f"must be wood or soil, got {kind!r}")
+        f["kind"] = kind
+    if action == "give":
+        f["to_player"] = None
+        target = need(doc, "to", str, "")
+        f["give"] = target
+        f["nutrients"] = _nutrient_map(need(doc, "nutrients", dict, ""), "nutrients")
+        if not f["nutrients"]:
+            raise PositionError("nutrients", "give at least one nutrient")
+        f.pop("to_player")
+    if action == "swap":
+        for key in ("give", "take"):
+            v = need(doc, key, str, "")
+            if v not in NUTRIENT_COLORS:
+                raise PositionError(key, f"must be a nutrient colour {list(NUTRIENT_COLORS)}, got {v!r}")
+            f[key] = v
+    if action == "buy":
+        f["card"] = need(doc, "card", str, "")
+        if doc.get("tiles") is not None:
+            ts = need(doc, "tiles", list, "")
+            f["tiles"] = tuple(parse_hex(t, f"tiles[{i}]") for i, t in enumerate(ts))
+        if doc.get("spore_to") is not None:
+            f["spore_to"] = parse_hex(doc["spore_to"], "spore_to")
+        if doc.get("refill") is not None:
+            f["refill"] = need(doc, "refill", str, "")
+    if action == "reveal":
+        deck = need(doc, "deck", str, "")
+        if deck not in ("a", "b"):
+            raise PositionError("deck", f"must be a or b, got {deck!r}")
+        f["deck"] = deck
+        f["card"] = need(doc, "card", str, "")
+    choose = doc.get("choose", [])
+    if isinstance(choose, str):
+        choose = [choose]
+    if not isinstance(choose, list) or any(c not in NUTRIENT_COLORS for c in choose):
+        raise PositionError("choose", f"must list nutrient colours {list(NUTRIENT_COLORS)}")
+    f["choose"] = tuple(choose)
+    if doc.get("replace") is not None:
+        f["replace"] = need(doc, "replace", str, "")
+    return Move(**f)

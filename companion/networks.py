@@ -1,0 +1,174 @@
+"""Mycelium networks: same-colour paths joined across tile sides (rulebook 4.a.1).
+
+"MYCELIUM NETWORK: They are all the mycelia OF THE SAME COLOR that are continuously
+connected, considering all the ramifications that are formed."  The graph's nodes are the
+paths of placed tiles, ``(space, path index)``, plus one node per spore,
+``(space, SPORE)``.  Two path nodes are joined when both paths carry the same colour on the
+shared side of neighbouring tiles.  A spore is joined to every path facing it, of any colour,
+but it is an end point: it never joins two networks.  Components are found with networkx;
+the constrained walks of the rules (around meeples, up to spores) are a plain breadth-first
+search over networkx's adjacency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import networkx as nx
+
+from companion import tiles as tilecodes
+from companion.hexgrid import Hex, opposite
+from companion.position import Position
+
+SPORE = -1
+"""Path index used for spore nodes: ``(space, SPORE)``."""
+
+Node = tuple[Hex, int]
+
+
+@dataclass(frozen=True)
+class Network:
+    """One mycelium network: its colour, the path nodes in it, and the spaces it covers.
+
+    ``spores`` lists the colours of the spores it touches.
+    """
+
+    color: str
+    nodes: frozenset[Node]
+    spaces: frozenset[Hex]
+    spores: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.spaces)
+
+
+class MyceliumGraph:
+    """The networks of one position.  Build once per position; queries are cheap.
+
+    ``graph`` is a :class:`networkx.Graph` of every path and spore node; each node has a
+    ``color`` attribute (the path colour, ``None`` for spores, which also carry ``owner``)
+    and each edge the colour it joins.  ``colored[c]`` is the subgraph of colour ``c``'s
+    paths alone, whose connected components are the networks.
+    """
+
+    def __init__(self, position: Position):
+        self.position = position
+        tiles = position.tiles
+        g = nx.Graph()
+        colored = {c: nx.Graph() for c in tilecodes.COLORS.values()}
+        parsed = {h: tilecodes.parse(code) for h, code in tiles.items()}
+        for h, tile in parsed.items():
+            for i, p in enumerate(tile.paths):
+                g.add_node((h, i), color=p.color)
+                colored[p.color].add_node((h, i))
+        for h, tile in parsed.items():
+            for i, p in enumerate(tile.paths):
+                for e in p.edges:
+                    n = h.neighbor(e)
+                    other = parsed.get(n)
+                    if other is None or n < h:
+                        continue
+                    j = other.path_on_edge(opposite(e))
+                    if j is not None and other.paths[j].color == p.color:
+                        g.add_edge((h, i), (n, j), color=p.color)
+                        colored[p.color].add_edge((h, i), (n, j))
+        self.spore_nodes: dict[str, Node] = {}
+        self._spore_links: dict[Node, list[tuple[Node, str]]] = {}
+        for color, spore in position.spores.items():
+            if spore is None or spore.at is None:
+                continue
+            node = (spore.at, SPORE)
+            g.add_node(node, color=None, owner=color)
+            self.spore_nodes[color] = node
+            links = []
+            for e in range(6):
+                n = spore.at.neighbor(e)
+                other = parsed.get(n)
+                if other is None:
+                    continue
+                j = other.path_on_edge(opposite(e))
+                if j is not None:
+                    g.add_edge(node, (n, j), color=other.paths[j].color)
+                    links.append(((n, j), other.paths[j].color))
+            self._spore_links[node] = links
+        self.graph = g
+        self.colored = colored
+        self._owner = {node: c for c, node in self.spore_nodes.items()}
+
+    # --- queries ------------------------------------------------------------------------
+    def nodes_at(self, at: Hex, color: str | None = None) -> list[Node]:
+        """Path nodes on space ``at`` (of ``color`` if given); a spore's node if one is there."""
+        code = self.position.tiles.get(at)
+        if code is None:
+            owner = self.position.spore_owner(at)
+            return [self.spore_nodes[owner]] if owner in self.spore_nodes else []
+        return [(at, i) for i, p in enumerate(tilecodes.parse(code).paths) if color is None or p.color == color]
+
+    def walk(self, starts: list[Node], color: str, avoid: frozenset[Hex] = frozenset(),
+             spores: frozenset[str] = frozenset()) -> set[Node]:
+        """Every node reachable from ``starts`` along ``color`` mycelium (breadth-first).
+
+        ``avoid``: spaces the walk may not enter (e.g. under other players' meeples).
+        ``spores``: owners of the spores the walk may reach.  A spore is an end point, never
+        a bridge: a walk can start or stop on one but not pass through it, so a spore never
+        joins two networks (docs/rules.md).
+        """
+        adj = self.colored[color].adj
+        seen: set[Node] = set()
+        queue: list[Node] = []
+        for s in starts:
+            if s in seen:
+                continue
+            seen.add(s)
+            if s[1] == SPORE:
+                for n, c in self._spore_links.get(s, ()):
+                    if c == color and n[0] not in avoid and n not in seen:
+                        seen.add(n)
+                        queue.append(n)
+            else:
+                queue.append(s)
+        spore_at = {node[0]: node for node, owner in self._owner.items() if owner in spores}
+        while queue:
+            node = queue.pop()
+            for n in adj[node]:
+                if n not in seen and n[0] not in avoid:
+                    seen.add(n)
+                    queue.append(n)
+            # A path on an edge facing an allowed spore reaches that spore.
+            if spore_at:
+                h = node[0]
+                for e in tilecodes.parse(self.position.tiles[h]).paths[node[1]].edges:
+                    sn = spore_at.get(h.neighbor(e))
+                    if sn is not None and sn not in seen:
+                        seen.add(sn)
+        return seen
+
+    @cached_property
+    def networks(self) -> list[Network]:
+        """All networks (connected components of one colour's paths), largest first.
+
+        ``Network.nodes`` also holds the spore nodes the network touches.
+        """
+        out: list[Network] = []
+        for color, g in self.colored.items():
+            for comp in nx.connected_components(g):
+                touching = [s for s, links in self._spore_links.items()
+                            if any(c == color and n in comp for n, c in links)]
+                out.append(Network(color, frozenset(comp) | frozenset(touching),
+                                   frozenset(n[0] for n in comp),
+                                   tuple(sorted(self._owner[s] for s in touching))))
+        out.sort(key=lambda n: (-len(n), n.color, min(n.spaces)))
+        return out
+
+    def network_of(self, node: Node, color: str) -> Network | None:
+        """The network of ``color`` containing ``node`` (a path node, or a spore it touches)."""
+        for net in self.networks:
+            if net.color == color and node in net.nodes:
+                return net
+        return None
+
+    def networks_at(self, at: Hex) -> list[Network]:
+        """Every network passing through space ``at`` (a tile, or touching a spore there)."""
+        nodes = set(self.nodes_at(at))
+        return [net for net in self.networks if nodes & net.nodes]

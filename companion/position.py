@@ -1,0 +1,412 @@
+"""The position JSON: everything the rules need to judge the next move, nothing of history.
+
+Like FEN for chess.  The format is documented in ``docs/position.md``; this module turns
+it into a :class:`Position` (raising :class:`PositionError` naming the field on malformed
+input) and back.  Coordinates are axial (q, r) on the edition's board.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion import tiles as tilecodes
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR
+from companion.hexgrid import Hex
+
+MODES = ("competitive", "cooperative", "team")
+DEFAULT_COLORS = ("blue", "orange", "red", "black")
+TURN_SLOTS = ("place", "move", "remove", "spore", "give", "swap", "buy")
+"""Names recorded in ``turn.taken``: each turn action may be taken once (rulebook 4 and the
+Turn Sequence Summary).  ``place`` covers placing a tile, placing a rock and discarding."""
+
+
+class PositionError(ValueError):
+    """A position (or move) document is malformed; ``field`` names the offending field."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass
+class Player:
+    """A seat at the table: meeple colour and, in team play, the team name."""
+
+    color: str
+    team: str | None = None
+
+
+@dataclass
+class Spore:
+    """A player's spore token: its space (``None`` while displaced) and whether its ability
+    has been used (token flipped, rulebook 4.d)."""
+
+    at: Hex | None
+    used: bool = False
+
+
+@dataclass
+class Position:
+    """A game position.  Mutable, but rules functions never mutate their input: they work
+    on :meth:`copy`.
+
+    Board fields map axial :class:`~companion.hexgrid.Hex` keys to contents: ``tiles`` to
+    the path code *as placed* (rotation applied), ``trees`` to the four mycorrhiza slots
+    (player colour or ``None``), ``substrates`` to ``"wood"``/``"soil"``.
+    """
+
+    players: list[Player]
+    active: str
+    edition: str = "default"
+    mode: str = "competitive"
+    difficulty: str | None = None
+    taken: list[str] = field(default_factory=list)
+    tiles: dict[Hex, str] = field(default_factory=dict)
+    rocks: set[Hex] = field(default_factory=set)
+    trees: dict[Hex, list[str | None]] = field(default_factory=dict)
+    substrates: dict[Hex, str] = field(default_factory=dict)
+    spores: dict[str, Spore] = field(default_factory=dict)
+    meeples: dict[str, Hex | None] = field(default_factory=dict)
+    hands: dict[str, list[str]] = field(default_factory=dict)
+    bag: int = 0
+    nutrients: dict[str, dict[str, int]] = field(default_factory=dict)
+    cards: dict[str, list[str]] = field(default_factory=dict)
+    market: dict[str, list[str]] = field(default_factory=lambda: {"a": [], "b": []})
+    # Extensions (optional in the JSON; see docs/position.md) -------------------------
+    bag_tiles: Counter[str] | None = None
+    """Tile code -> count still in the bag, when known (the companion tracks it)."""
+    discard: list[str] = field(default_factory=list)
+    """Tiles out of the game: discarded, crushed, removed, paid (for conservation)."""
+    decks: dict[str, int] = field(default_factory=lambda: {"a": 0, "b": 0})
+    """Face-down cards left in each mushroom deck."""
+    pending_substrates: list[str] = field(default_factory=list)
+    """Substrate kinds waiting for a replacement token to be drawn (rulebook 5.a)."""
+    turn_number: int = 1
+    missions: list[str] = field(default_factory=list)
+    """Cooperative missions already accomplished (their abilities are unlocked, rulebook 7)."""
+    result: dict[str, Any] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    """Table-rule options in force (docs/rules.md); missing keys take their defaults."""
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Derived data (the mycelium graph) computed once per position; cleared by mutators."""
+
+    # ---------------------------------------------------------------------------------
+    def copy(self) -> "Position":
+        """A deep copy, safe to mutate (written out by hand: it is on every move's path)."""
+        new = copy.copy(self)
+        new.players = [Player(p.color, p.team) for p in self.players]
+        new.taken = list(self.taken)
+        new.tiles = dict(self.tiles)
+        new.rocks = set(self.rocks)
+        new.trees = {h: list(s) for h, s in self.trees.items()}
+        new.substrates = dict(self.substrates)
+        new.spores = {c: (None if s is None else Spore(s.at, s.used)) for c, s in self.spores.items()}
+        new.meeples = dict(self.meeples)
+        new.hands = {c: list(h) for c, h in self.hands.items()}
+        new.nutrients = {c: dict(n) for c, n in self.nutrients.items()}
+        new.cards = {c: list(v) for c, v in self.cards.items()}
+        new.market = {k: list(v) for k, v in self.market.items()}
+        new.bag_tiles = None if self.bag_tiles is None else Counter(self.bag_tiles)
+        new.discard = list(self.discard)
+        new.decks = dict(self.decks)
+        new.pending_substrates = list(self.pending_substrates)
+        new.missions = list(self.missions)
+        new.result = copy.deepcopy(self.result)
+        new.options = dict(self.options)
+        new.cache = {}
+        return new
+
+    @property
+    def colors(self) -> list[str]:
+        """Player colours in turn order."""
+        return [p.color for p in self.players]
+
+    def player(self, color: str) -> Player:
+        """The seat with meeple ``color``; ``KeyError`` if nobody plays it."""
+        for p in self.players:
+            if p.color == color:
+                return p
+        raise KeyError(color)
+
+    def teammates(self, color: str) -> list[str]:
+        """Colours on ``color``'s side, itself included: everyone in cooperative mode, the
+        team in team mode, only itself in competitive mode."""
+        if self.mode == "cooperative":
+            return self.colors
+        if self.mode == "team":
+            team = self.player(color).team
+            return [p.color for p in self.players if p.team == team]
+        return [color]
+
+    def occupant(self, at: Hex) -> str | None:
+        """What stands on a space: ``tile``, ``rock``, ``tree``, ``spore`` or ``None``
+        (substrates and meeples do not occupy a space for placement purposes)."""
+        if at in self.tiles:
+            return "tile"
+        if at in self.rocks:
+            return "rock"
+        if at in self.trees:
+            return "tree"
+        if any(s.at == at for s in self.spores.values()):
+            return "spore"
+        return None
+
+    def spore_owner(self, at: Hex) -> str | None:
+        """Colour of the spore on ``at``, or ``None``."""
+        for color, s in self.spores.items():
+            if s.at == at:
+                return color
+        return None
+
+    def meeple_at(self, at: Hex) -> str | None:
+        """Colour of the meeple standing on ``at``, or ``None``."""
+        for color, m in self.meeples.items():
+            if m == at:
+                return color
+        return None
+
+    @property
+    def in_setup(self) -> bool:
+        """True while some player has not yet placed a spore (first round, rulebook 3)."""
+        return any(self.spores.get(c) is None for c in self.colors)
+
+    def nutrient_total(self, color: str) -> int:
+        """Cubes held by ``color``."""
+        return sum(self.nutrients[color].values())
+
+    # --- JSON -------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The position document (docs/position.md), with extensions included."""
+        def hx(h: Hex | None) -> list[int] | None:
+            return None if h is None else [h.q, h.r]
+
+        doc: dict[str, Any] = {
+            "edition": self.edition,
+            "mode": self.mode,
+            "difficulty": self.difficulty,
+            "players": [{"color": p.color, "team": p.team} for p in self.players],
+            "active": self.active,
+            "turn": {"taken": list(self.taken), "number": self.turn_number},
+            "board": {
+                "tiles": [{"at": hx(h), "paths": c} for h, c in sorted(self.tiles.items())],
+                "rocks": [hx(h) for h in sorted(self.rocks)],
+                "trees": [{"at": hx(h), "mycorrhizae": list(s)} for h, s in self.trees.items()],
+                "substrates": [{"at": hx(h), "kind": k} for h, k in sorted(self.substrates.items())],
+                "spores": {c: {"at": hx(s.at), "used": s.used} for c, s in self.spores.items()},
+                "meeples": {c: hx(m) for c, m in self.meeples.items()},
+            },
+            "hands": {c: list(h) for c, h in self.hands.items()},
+            "bag": self.bag,
+            "nutrients": {c: dict(n) for c, n in self.nutrients.items()},
+            "cards": {c: list(v) for c, v in self.cards.items()},
+            "market": {k: list(v) for k, v in self.market.items()},
+            "decks": dict(self.decks),
+            "discard": list(self.discard),
+            "pending": {"substrates": list(self.pending_substrates)},
+            "missions": list(self.missions),
+            "result": copy.deepcopy(self.result),
+            "options": dict(self.options),
+        }
+        if self.bag_tiles is not None:
+            doc["bag_tiles"] = dict(sorted(self.bag_tiles.items()))
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any) -> "Position":
+        """Parse a position document.  Raises :class:`PositionError` naming the field."""
+        return _parse_position(doc)
+
+
+# --- parsing helpers, shared with the move parser --------------------------------------
+
+def need(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """``obj[key]`` checked to be of ``kind``; raises PositionError naming ``where.key``."""
+    path = f"{where}.{key}" if where else key
+    if not isinstance(obj, dict):
+        raise PositionError(where or "(top level)", "must be a JSON object")
+    if key not in obj:
+        raise PositionError(path, "is missing")
+    value = obj[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise PositionError(path, f"must be {' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}")
+    return value
+
+
+def parse_hex(value: Any, where: str) -> Hex:
+    """An axial coordinate ``[q, r]``; raises PositionError naming ``where``."""
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise PositionError(where, f"must be an axial coordinate [q, r] of two integers, got {value!r}")
+    return Hex(int(value[0]), int(value[1]))
+
+
+def parse_code(value: Any, where: str, allow_rock: bool = True) -> str:
+    """A normalised tile path code (or ``ROCK``); raises PositionError naming ``where``."""
+    if not isinstance(value, str):
+        raise PositionError(where, f"must be a tile code string, got {value!r}")
+    if value == tilecodes.ROCK:
+        if not allow_rock:
+            raise PositionError(where, "a rock has no mycelium paths")
+        return value
+    try:
+        return tilecodes.parse(value).code
+    except tilecodes.TileCodeError as e:
+        raise PositionError(where, str(e)) from None
+
+
+def _parse_position(doc: Any) -> Position:
+    if not isinstance(doc, dict):
+        raise PositionError("(top level)", "a position must be a JSON object")
+    mode = need(doc, "mode", str, "")
+    if mode not in MODES:
+        raise PositionError("mode", f"must be one of {list(MODES)}, got {mode!r}")
+    difficulty = doc.get("difficulty")
+    if difficulty not in (None, "easy", "medium", "hard"):
+        raise PositionError("difficulty", f"must be null, easy, medium or hard, got {difficulty!r}")
+    players = []
+    for i, p in enumerate(need(doc, "players", list, "")):
+        color = need(p, "color", str, f"players[{i}]")
+        team = p.get("team")
+        if team is not None and not isinstance(team, str):
+            raise PositionError(f"players[{i}].team", "must be a string or null")
+        if mode == "team" and team is None:
+            raise PositionError(f"players[{i}].team", "team mode needs a team for every player")
+        players.append(Player(color, team))
+    colors = [p.color for p in players]
+    if len(set(colors)) != len(colors):
+        raise PositionError("players", "a colour is listed twice")
+    if not 1 <= len(players) <= 4:
+        raise PositionError("players", f"Mycelium is played by 1 to 4 players, got {len(players)}")
+    active = need(doc, "active", str, "")
+    if active not in colors:
+        raise PositionError("active", f"{active!r} is not one of the players {colors}")
+    turn = doc.get("turn", {"taken": []})
+    taken = need(turn, "taken", list, "turn")
+    for i, t in enumerate(taken):
+        if t not in TURN_SLOTS:
+            raise PositionError(f"turn.taken[{i}]", f"unknown action {t!r} (known: {list(TURN_SLOTS)})")
+    number = turn.get("number", 1) if isinstance(turn, dict) else 1
+
+    board = need(doc, "board", dict, "")
+    pos = Position(players=players, active=active, edition=doc.get("edition", "default"), mode=mode,
+                   difficulty=difficulty, taken=list(taken), turn_number=int(number))
+    occupied: dict[Hex, str] = {}
+
+    def claim(h: Hex, what: str, where: str) -> None:
+        if h in occupied:
+            raise PositionError(where, f"{list(h)} already holds a {occupied[h]}")
+        occupied[h] = what
+
+    for i, t in enumerate(need(board, "tiles", list, "board")):
+        h = parse_hex(need(t, "at", list, f"board.tiles[{i}]"), f"board.tiles[{i}].at")
+        claim(h, "tile", f"board.tiles[{i}].at")
+        pos.tiles[h] = parse_code(need(t, "paths", str, f"board.tiles[{i}]"), f"board.tiles[{i}].paths", allow_rock=False)
+    for i, r in enumerate(board.get("rocks", [])):
+        h = parse_hex(r, f"board.rocks[{i}]")
+        claim(h, "rock", f"board.rocks[{i}]")
+        pos.rocks.add(h)
+    for i, t in enumerate(board.get("trees", [])):
+        h = parse_hex(need(t, "at", list, f"board.trees[{i}]"), f"board.trees[{i}].at")
+        claim(h, "tree", f"board.trees[{i}].at")
+        slots = t.get("mycorrhizae", [None] * 4)
+        if not isinstance(slots, list) or any(s is not None and s not in colors for s in slots):
+            raise PositionError(f"board.trees[{i}].mycorrhizae", "must list player colours or null, one per slot")
+        pos.trees[h] = list(slots)
+    for i, s in enumerate(board.get("substrates", [])):
+        h = parse_hex(need(s, "at", list, f"board.substrates[{i}]"), f"board.substrates[{i}].at")
+        kind = need(s, "kind", str, f"board.substrates[{i}]")
+        if kind not in SUBSTRATE_COLOR:
+            raise PositionError(f"board.substrates[{i}].kind", f"must be wood or soil, got {kind!r}")
+        if h in pos.substrates:
+            raise PositionError(f"board.substrates[{i}].at", f"{list(h)} already holds a substrate")
+        pos.substrates[h] = kind
+    for color, s in (board.get("spores") or {}).items():
+        if color not in colors:
+            raise PositionError(f"board.spores.{color}", "is not a player colour")
+        if s is None:
+            continue
+        at = s.get("at") if isinstance(s, dict) else None
+        h = None if at is None else parse_hex(at, f"board.spores.{color}.at")
+        if h is not None:
+            claim(h, "spore", f"board.spores.{color}.at")
+        used = s.get("used", False)
+        if not isinstance(used, bool):
+            raise PositionError(f"board.spores.{color}.used", "must be true or false")
+        pos.spores[color] = Spore(h, used)
+    seen_meeples: set[Hex] = set()
+    for color, m in (board.get("meeples") or {}).items():
+        if color not in colors:
+            raise PositionError(f"board.meeples.{color}", "is not a player colour")
+        h = None if m is None else parse_hex(m, f"board.meeples.{color}")
+        if h is not None and h in seen_meeples:
+            raise PositionError(f"board.meeples.{color}", f"two meeples on {list(h)}")
+        if h is not None:
+            seen_meeples.add(h)
+        pos.meeples[color] = h
+    hands = need(doc, "hands", dict, "")
+    for c in colors:
+        hand = hands.get(c, [])
+        if not isinstance(hand, list):
+            raise PositionError(f"hands.{c}", "must be a list of tile codes")
+        pos.hands[c] = [parse_code(x, f"hands.{c}[{i}]") for i, x in enumerate(hand)]
+        pos.meeples.setdefault(c, None)
+    bag = need(doc, "bag", int, "")
+    if bag < 0:
+        raise PositionError("bag", "cannot be negative")
+    pos.bag = bag
+    nutrients = doc.get("nutrients", {})
+    for c in colors:
+        n = nutrients.get(c, {}) if isinstance(nutrients, dict) else None
+        if not isinstance(n, dict):
+            raise PositionError(f"nutrients.{c}", "must be an object of nutrient colour counts")
+        pos.nutrients[c] = {}
+        for k in NUTRIENT_COLORS:
+            v = n.get(k, 0)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise PositionError(f"nutrients.{c}.{k}", f"must be a whole number >= 0, got {v!r}")
+            pos.nutrients[c][k] = v
+        for k in n:
+            if k not in NUTRIENT_COLORS:
+                raise PositionError(f"nutrients.{c}.{k}", f"unknown nutrient colour (known: {list(NUTRIENT_COLORS)})")
+    cards = doc.get("cards", {})
+    for c in colors:
+        v = cards.get(c, []) if isinstance(cards, dict) else None
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise PositionError(f"cards.{c}", "must be a list of card ids")
+        pos.cards[c] = list(v)
+    market = doc.get("market", {"a": [], "b": []})
+    if not isinstance(market, dict):
+        raise PositionError("market", "must be an object with decks a and b")
+    pos.market = {}
+    for k in ("a", "b"):
+        v = market.get(k, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise PositionError(f"market.{k}", "must be a list of card ids")
+        pos.market[k] = list(v)
+    decks = doc.get("decks", {"a": 0, "b": 0})
+    pos.decks = {k: int(decks.get(k, 0)) for k in ("a", "b")}
+    if "bag_tiles" in doc and doc["bag_tiles"] is not None:
+        bt = need(doc, "bag_tiles", dict, "")
+        pos.bag_tiles = Counter()
+        for k, v in bt.items():
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise PositionError(f"bag_tiles.{k}", f"must be a whole number >= 0, got {v!r}")
+            if v:
+                pos.bag_tiles[tilecodes.canonical(parse_code(k, f"bag_tiles.{k}"))] += v
+        if sum(pos.bag_tiles.values()) != bag:
+            raise PositionError("bag_tiles", f"holds {sum(pos.bag_tiles.values())} tiles but bag says {bag}")
+    pos.discard = [parse_code(x, f"discard[{i}]") for i, x in enumerate(doc.get("discard", []))]
+    pending = doc.get("pending") or {}
+    pos.pending_substrates = list(pending.get("substrates", []))
+    pos.missions = list(doc.get("missions", []))
+    pos.result = doc.get("result")
+    opts = doc.get("options", {})
+    if not isinstance(opts, dict):
+        raise PositionError("options", "must be an object of table-rule options")
+    pos.options = dict(opts)
+    return pos

@@ -1,0 +1,890 @@
+"""Validation and application of every turn action of Mycelium.
+
+``check(position, move)`` answers whether a move is legal, with a machine reason code and a
+sentence for the player; ``apply(position, move)`` returns the position after a legal move
+(the input is never mutated) and the notes of everything that happened (cubes gained,
+meeples sent home...).  Each rule cites its rulebook section
+(``../shared/seeds/003_cbf78e28aa7d3d47.txt``; readings of ambiguous sentences are in
+``docs/rules.md``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion import economy
+from companion import tiles as tilecodes
+from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
+from companion.hexgrid import Hex, distance, opposite
+from companion.moves import TABLE, Move, parse_move
+from companion.networks import SPORE, MyceliumGraph
+from companion.options import option
+from companion.position import Position
+
+REASONS: dict[str, str] = {
+    "game_over": "the game has ended",
+    "unknown_player": "the move names a colour nobody plays",
+    "setup_incomplete": "every player must place a spore first (rulebook 3)",
+    "not_your_turn": "only the active player may do this",
+    "action_already_taken": "each action may be taken once per turn (4)",
+    "tile_not_in_hand": "the tile is not in the player's hand",
+    "space_occupied": "a tile is already there (4.a.1 III)",
+    "on_tree": "mycelium cannot be placed on a tree (4.a.1 IV)",
+    "on_spore": "mycelium cannot be placed on a spore (4.a.1 V)",
+    "on_rock": "the space holds a rock",
+    "off_board": "the space is not on the board",
+    "not_connected": "the tile joins no same-colour mycelium and not your spore (4.a.1)",
+    "meeple_not_on_network": "your meeple is not on the network being grown (4.a.1)",
+    "blocked_by_meeple": "another player's meeple stands between you and the space (4.a.1 I)",
+    "from_rock": "mycelium cannot grow from a rock (4.a.1 II)",
+    "wrong_substrate_color": "a substrate is degraded only from a network of its colour (5.a)",
+    "rock_not_adjacent": "a rock goes next to your meeple (4.a.2)",
+    "rock_on_tree": "a rock cannot be placed on a tree (4.a.2)",
+    "rock_on_rock": "a rock cannot be placed on another rock (4.a.2)",
+    "rock_on_own_spore": "table rule: a rock may not land on your own spore",
+    "cannot_discard_rock": "a rock cannot be discarded (4.a.3)",
+    "move_changes_color": "a move follows one colour only (4.b I)",
+    "move_not_on_network": "the space is not on the chosen network from your meeple (4.b)",
+    "move_onto_meeple": "you may pass other meeples but not stop on one (4.b)",
+    "move_over_spore": "meeples cannot pass or stop on another player's spore (4.b II)",
+    "move_over_rock": "meeples cannot pass or stop on rocks (4.b III)",
+    "move_over_tree": "meeples cannot pass or stop on trees (4.b IV)",
+    "insufficient_nutrients": "not enough nutrients to pay",
+    "wrong_payment": "the payment does not match the cost",
+    "remove_not_adjacent": "only a tile or rock next to your meeple can be removed (4.c)",
+    "nothing_to_remove": "there is no tile or rock there",
+    "spore_ability_used": "the spore ability is used until you acquire a mushroom card (4.d)",
+    "spore_not_at_start": "the spore ability must be used at the start of the turn (4.d)",
+    "spore_turn_over": "after the spore ability no other action can be taken this turn (4.d)",
+    "not_starting_space": "spores go on the outermost spaces (3)",
+    "too_close_to_spore": "spores must be at least one space away from another spore (3)",
+    "spore_not_displaced": "your spore is on the board; nothing to relocate",
+    "hand_full": "a hand holds 3 tiles (4.a.3)",
+    "bag_empty": "the bag is empty",
+    "tile_not_in_bag": "no tile of that type is left in the bag",
+    "must_place_or_discard": "place or discard a tile before ending the turn (4.a)",
+    "must_draw": "draw back to 3 tiles before ending the turn (4.a.3)",
+    "no_substrate_pending": "no substrate is waiting to be replaced (5.a)",
+    "substrate_space_taken": "that token's space holds a tree, a spore or a substrate; draw another (5.a)",
+    "card_not_in_market": "the card is not face up in the market (6)",
+    "card_unknown": "the edition has no card with that id",
+    "insufficient_mycelia": "not enough mycelium tiles of the card's colour (6.a)",
+    "mycelia_not_one_network": "the paid tiles must form part of one network of the card's colour (6.a)",
+    "meeple_not_on_payment_network": "your meeple must be on the network you pay with (6.a)",
+    "meeple_on_payment_tiles": "another player's meeple stands on the tiles to pay (6.a)",
+    "purchase_limit": "table rule: mushroom cards per turn",
+    "nutrient_cap": "a player cannot hold more than 8 nutrients (5)",
+    "not_same_network": "giver and receiver must share a mycelium network (5.c)",
+    "not_teammate": "table rule: nutrients go to teammates only",
+    "swap_already_used": "the colour swap is once per turn (Swap Nutrient Color)",
+    "no_swap_card": "swapping needs a Swap Nutrient Color card",
+    "supply_empty": "the supply has no cube of that colour",
+    "mission_locked": "that ability needs a cooperative mission first (7)",
+    "no_free_market_slot": "the market row already shows three cards",
+    "card_not_in_deck": "that card is not in the face-down deck",
+}
+"""Every reason code with its one-line meaning (also in docs/position.md)."""
+
+MARKET_SIZE = 3
+"""Face-up cards per deck (rulebook 2.d)."""
+
+
+class IllegalMove(Exception):
+    """A move the rules forbid.  ``reason`` is a code of :data:`REASONS`; ``message`` is the
+    sentence shown to the player."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer of :func:`check`: ``legal``, a ``reason`` code (``None`` when legal) and a
+    ``message`` for the player."""
+
+    legal: bool
+    reason: str | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"legal": self.legal, "reason": self.reason, "message": self.message}
+
+
+@dataclass
+class Outcome:
+    """The result of :func:`apply`: the new position and what happened, in words."""
+
+    position: Position
+    notes: list[str] = field(default_factory=list)
+
+
+# --- the context of one judgement --------------------------------------------------------
+
+class Board:
+    """One position with its edition and (lazily) its mycelium graph."""
+
+    def __init__(self, pos: Position, edition: Edition | None = None):
+        self.pos = pos
+        self.edition = edition or load_edition(pos.edition)
+
+    @property
+    def graph(self) -> MyceliumGraph:
+        """The position's mycelium graph, built once and kept in ``pos.cache``."""
+        g = self.pos.cache.get("graph")
+        if g is None:
+            g = self.pos.cache["graph"] = MyceliumGraph(self.pos)
+        return g
+
+    def invalidate(self) -> None:
+        """Forget derived data after the position was changed."""
+        self.pos.cache.clear()
+
+    def label(self, h: Hex | None) -> str:
+        return "nowhere" if h is None else self.edition.label(h)
+
+    def on_board(self, h: Hex) -> bool:
+        return h in self.edition.spaces
+
+    def placeable(self, h: Hex) -> bool:
+        """Empty for a mycelium tile: on the board, no tile, rock, tree or spore."""
+        return h in self.edition.spaces and self.pos.occupant(h) is None
+
+    def other_meeples(self, player: str) -> frozenset[Hex]:
+        return frozenset(h for c, h in self.pos.meeples.items() if c != player and h is not None)
+
+    def meeple_starts(self, player: str, color: str) -> list:
+        """Graph nodes the player's meeple stands on for a walk in ``color``."""
+        at = self.pos.meeples.get(player)
+        if at is None:
+            return []
+        if at in self.pos.tiles:
+            return self.graph.nodes_at(at, color)
+        node = self.graph.spore_nodes.get(player)
+        return [node] if node is not None and node[0] == at else []
+
+    def frontier(self, player: str, blocked: bool = True) -> dict[Hex, set[tuple[int, str | None]]]:
+        """Where ``player`` can grow: empty space -> {(edge of the new tile, colour)}.
+
+        Colour ``None`` means the edge faces the player's own spore, which any colour joins
+        (4.a.1 "connect with it with at least one mycelium").  ``blocked``: other players'
+        meeples stop the walk from the meeple (4.a.1 I).
+        """
+        out: dict[Hex, set[tuple[int, str | None]]] = defaultdict(set)
+        avoid = self.other_meeples(player) if blocked else frozenset()
+        own = frozenset([player])
+        spore_reached = False
+        spore = self.pos.spores.get(player)
+        for color in tilecodes.COLORS.values():
+            starts = self.meeple_starts(player, color)
+            if not starts:
+                continue
+            for (h, i) in self.graph.walk(starts, color, avoid, own):
+                if i == SPORE:
+                    spore_reached = True
+                    continue
+                for e in tilecodes.parse(self.pos.tiles[h]).paths[i].edges:
+                    n = h.neighbor(e)
+                    if self.placeable(n):
+                        out[n].add((opposite(e), color))
+        if spore is not None and spore.at is not None and (spore_reached or self.pos.meeples.get(player) == spore.at):
+            for e in range(6):
+                n = spore.at.neighbor(e)
+                if self.placeable(n):
+                    out[n].add((opposite(e), None))
+        return out
+
+
+def _connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> set[str]:
+    """Colours by which a placed tile joins the given attach points."""
+    colors = tile.edge_color
+    out = set()
+    for e, c in attach:
+        ec = colors[e]
+        if ec is not None and (c is None or ec == c):
+            out.add(ec)
+    return out
+
+
+# --- public API ---------------------------------------------------------------------------
+
+def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> Verdict:
+    """Judge ``move`` in ``pos`` without changing anything.
+
+    ``move`` may be a :class:`Move` or its JSON document (a malformed document raises
+    :class:`~companion.position.PositionError`).
+    """
+    m = move if isinstance(move, Move) else parse_move(move)
+    try:
+        _validate(Board(pos, edition), m)
+    except IllegalMove as e:
+        return Verdict(False, e.reason, e.message)
+    return Verdict(True, None, _describe(Board(pos, edition), m))
+
+
+def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> Outcome:
+    """Play a legal move and return the new position with notes; raise
+    :class:`IllegalMove` (with its reason code) for an illegal one.  ``pos`` is unchanged."""
+    m = move if isinstance(move, Move) else parse_move(move)
+    board = Board(pos, edition)
+    _validate(board, m)
+    new = pos.copy()
+    out = Outcome(new, [_describe(board, m)])
+    nb = Board(new, board.edition)
+    _APPLY[m.action](nb, m, out.notes)
+    nb.invalidate()
+    _after_move(nb, m, out.notes)
+    nb.invalidate()
+    return out
+
+
+# --- validation ---------------------------------------------------------------------------
+
+TURN_ACTIONS = {"place", "rock", "discard", "move", "remove", "spore_ability", "draw", "end_turn",
+                "give", "swap", "buy"}
+SLOT = {"place": "place", "rock": "place", "discard": "place", "move": "move", "remove": "remove",
+        "spore_ability": "spore", "give": "give", "swap": "swap"}
+
+
+def _validate(b: Board, m: Move) -> None:
+    pos = b.pos
+    if pos.result is not None:
+        raise IllegalMove("game_over", "The game is over: " + str(pos.result.get("reason", "")))
+    if m.player != TABLE and m.player not in pos.colors:
+        raise IllegalMove("unknown_player", f"{m.player} is not playing (players: {', '.join(pos.colors)}).")
+    if m.action in TURN_ACTIONS:
+        if pos.in_setup:
+            raise IllegalMove("setup_incomplete", "Every player places a spore before the first turn.")
+        if m.player != pos.active:
+            raise IllegalMove("not_your_turn", f"It is {pos.active}'s turn, not {m.player}'s.")
+        slot = SLOT.get(m.action)
+        if "spore" in pos.taken and m.action not in ("draw", "end_turn"):
+            raise IllegalMove("spore_turn_over", "You used the spore ability: draw back to 3 tiles and end your turn.")
+        if slot and slot in pos.taken:
+            what = {"place": "placed or discarded a tile"}.get(slot, f"used '{slot}'")
+            raise IllegalMove("action_already_taken", f"You already {what} this turn.")
+    _VALIDATE[m.action](b, m)
+
+
+def _hand_index(hand: list[str], code: str) -> int | None:
+    want = tilecodes.canonical(code)
+    for i, c in enumerate(hand):
+        if tilecodes.canonical(c) == want:
+            return i
+    return None
+
+
+def _v_spore(b: Board, m: Move) -> None:
+    pos = b.pos
+    if not pos.in_setup:
+        raise IllegalMove("action_already_taken", "Spores are placed in the first round only; use 'relocate' for a displaced spore.")
+    if m.player != pos.active:
+        raise IllegalMove("not_your_turn", f"It is {pos.active}'s turn to place a spore.")
+    if pos.spores.get(m.player) is not None:
+        raise IllegalMove("action_already_taken", "Your spore is already on the board.")
+    _check_starting_space(b, m.player, m.at)
+
+
+def _check_starting_space(b: Board, player: str, at: Hex) -> None:
+    """A starting space: outermost, free, and away from other spores (rulebook 3, 4.d, 6)."""
+    pos = b.pos
+    if not b.on_board(at):
+        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+    if at not in b.edition.outermost:
+        raise IllegalMove("not_starting_space", f"{b.label(at)} is not an outermost space; spores start on the edge of the board.")
+    occ = pos.occupant(at)
+    if occ == "spore" and pos.spore_owner(at) != player:
+        raise IllegalMove("on_spore", f"{b.label(at)} holds {pos.spore_owner(at)}'s spore.")
+    if occ in ("tile", "rock", "tree"):
+        raise IllegalMove({"tile": "space_occupied", "rock": "on_rock", "tree": "on_tree"}[occ],
+                          f"{b.label(at)} holds a {occ}; a spore needs a free starting space.")
+    other_meeple = pos.meeple_at(at)
+    if other_meeple not in (None, player):
+        raise IllegalMove("move_onto_meeple", f"{other_meeple}'s meeple stands on {b.label(at)}.")
+    gap = option(pos.options, "spore_min_distance")
+    for color, s in pos.spores.items():
+        if color != player and s is not None and s.at is not None and distance(s.at, at) < gap:
+            raise IllegalMove("too_close_to_spore", f"{b.label(at)} is next to {color}'s spore; leave at least one space between spores.")
+
+
+def _v_place(b: Board, m: Move) -> None:
+    pos = b.pos
+    if m.tile == tilecodes.ROCK:
+        raise IllegalMove("tile_not_in_hand", "A rock is placed with the 'rock' action.")
+    if _hand_index(pos.hands[m.player], m.tile) is None:
+        raise IllegalMove("tile_not_in_hand", f"{m.tile} is not in your hand ({', '.join(pos.hands[m.player]) or 'empty'}).")
+    at = m.at
+    if not b.on_board(at):
+        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+    occ = pos.occupant(at)
+    if occ is not None:
+        code = {"tile": "space_occupied", "tree": "on_tree", "spore": "on_spore", "rock": "on_rock"}[occ]
+        raise IllegalMove(code, f"{b.label(at)} already holds a {occ}.")
+    tile = tilecodes.parse(tilecodes.rotate_code(m.tile, m.rotation))
+    joined = _connections(tile, b.frontier(m.player).get(at, set()))
+    if not joined:
+        _explain_unconnected(b, m.player, at, tile)
+    kind = pos.substrates.get(at)
+    if kind and option(pos.options, "substrate_requires_matching_color"):
+        need_color = SUBSTRATE_COLOR[kind]
+        if need_color not in joined:
+            raise IllegalMove("wrong_substrate_color",
+                              f"{b.label(at)} holds a {kind} substrate: the tile must connect from a {need_color} network "
+                              f"(it connects by {', '.join(sorted(joined))}).")
+
+
+def _explain_unconnected(b: Board, player: str, at: Hex, tile: tilecodes.Tile) -> None:
+    """Raise the most helpful reason why ``tile`` at ``at`` does not connect (4.a.1)."""
+    pos = b.pos
+    if pos.meeples.get(player) is not None and _connections(tile, b.frontier(player, blocked=False).get(at, set())):
+        blockers = sorted(c for c, h in pos.meeples.items() if c != player and h is not None)
+        raise IllegalMove("blocked_by_meeple",
+                          f"The way from your meeple to {b.label(at)} passes another player's meeple ({', '.join(blockers)}).")
+    colors = tile.edge_color
+    touches_rock = False
+    for e in range(6):
+        n = at.neighbor(e)
+        if n in pos.rocks:
+            touches_rock = True
+        other = pos.tiles.get(n)
+        if other is not None and colors[e] is not None and tilecodes.parse(other).edge_color[opposite(e)] == colors[e]:
+            raise IllegalMove("meeple_not_on_network",
+                              f"The tile joins the {colors[e]} mycelium at {b.label(n)}, but your meeple is not on that network.")
+        if pos.spore_owner(n) == player and colors[e] is not None:
+            raise IllegalMove("meeple_not_on_network", "The tile touches your spore, but your meeple is not on it or on a network reaching it.")
+    if touches_rock and not any(n in pos.tiles or pos.spore_owner(n) == player for n in at.neighbors()):
+        raise IllegalMove("from_rock", f"{b.label(at)} only borders a rock; mycelium cannot grow from a rock.")
+    raise IllegalMove("not_connected",
+                      f"At {b.label(at)} the tile joins no mycelium of the same colour and not your spore.")
+
+
+def _v_rock(b: Board, m: Move) -> None:
+    pos = b.pos
+    if tilecodes.ROCK not in pos.hands[m.player]:
+        raise IllegalMove("tile_not_in_hand", "You have no rock in your hand.")
+    at = m.at
+    if not b.on_board(at):
+        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+    meeple = pos.meeples.get(m.player)
+    if meeple is None or distance(meeple, at) != 1:
+        raise IllegalMove("rock_not_adjacent", f"A rock goes on a space next to your meeple (at {b.label(meeple)}).")
+    if at in pos.trees:
+        raise IllegalMove("rock_on_tree", f"{b.label(at)} holds a tree; rocks never go on trees.")
+    if at in pos.rocks:
+        raise IllegalMove("rock_on_rock", f"{b.label(at)} already holds a rock.")
+    if pos.spore_owner(at) == m.player and not option(pos.options, "rock_on_own_spore"):
+        raise IllegalMove("rock_on_own_spore", "Table rule: a rock may not land on your own spore.")
+
+
+def _v_discard(b: Board, m: Move) -> None:
+    if m.tile == tilecodes.ROCK:
+        raise IllegalMove("cannot_discard_rock", "A rock cannot be discarded; place it or keep it.")
+    if _hand_index(b.pos.hands[m.player], m.tile) is None:
+        raise IllegalMove("tile_not_in_hand", f"{m.tile} is not in your hand.")
+
+
+def _v_move(b: Board, m: Move) -> None:
+    pos = b.pos
+    to, color = m.to, m.color
+    meeple = pos.meeples.get(m.player)
+    if not b.on_board(to):
+        raise IllegalMove("off_board", f"{list(to)} is not on the board.")
+    if meeple is None:
+        raise IllegalMove("move_not_on_network", "Your meeple is off the board until your spore is relocated.")
+    if to == meeple:
+        raise IllegalMove("move_not_on_network", "Your meeple is already there.")
+    if to in pos.trees:
+        raise IllegalMove("move_over_tree", f"{b.label(to)} is a tree; meeples never stand on trees.")
+    if to in pos.rocks:
+        raise IllegalMove("move_over_rock", f"{b.label(to)} is a rock; meeples never stand on rocks.")
+    owner = pos.spore_owner(to)
+    if owner is not None and owner != m.player:
+        raise IllegalMove("move_over_spore", f"{b.label(to)} is {owner}'s spore.")
+    other = pos.meeple_at(to)
+    if other is not None:
+        raise IllegalMove("move_onto_meeple", f"{other}'s meeple stands on {b.label(to)}; you may pass it but not stop there.")
+    starts = b.meeple_starts(m.player, color)
+    if not starts:
+        raise IllegalMove("move_not_on_network", f"Your meeple's space has no {color} mycelium to follow.")
+    reached = b.graph.walk(starts, color, frozenset(), frozenset([m.player]))
+    if any(n[0] == to for n in reached):
+        return
+    if _reachable_any_color(b, m.player, meeple, to):
+        raise IllegalMove("move_changes_color", f"{b.label(to)} is reached only by changing colour; a move follows one {color} network.")
+    everyone = frozenset(pos.spores)
+    if any(n[0] == to for n in b.graph.walk(starts, color, frozenset(), everyone)):
+        raise IllegalMove("move_over_spore", f"The only {color} way to {b.label(to)} crosses another player's spore.")
+    raise IllegalMove("move_not_on_network", f"{b.label(to)} is not on a {color} network from your meeple.")
+
+
+def _reachable_any_color(b: Board, player: str, start: Hex, to: Hex) -> bool:
+    """Whether ``to`` is reachable when the meeple may switch colour on a tile."""
+    g = b.graph.graph
+    seen = {start}
+    stack = [start]
+    while stack:
+        h = stack.pop()
+        for node in b.graph.nodes_at(h):
+            if node[1] == SPORE and g.nodes[node]["owner"] != player:
+                continue
+            for nb in g.neighbors(node):
+                if nb[1] == SPORE and g.nodes[nb]["owner"] != player:
+                    continue
+                if nb[0] not in seen:
+                    if nb[0] == to:
+                        return True
+                    seen.add(nb[0])
+                    stack.append(nb[0])
+    return False
+
+
+def _removal_cost(b: Board, at: Hex) -> tuple[str, int]:
+    return ("mycophages", 1) if at in b.pos.tiles else ("lichens", 2)
+
+
+def _v_remove(b: Board, m: Move) -> None:
+    pos = b.pos
+    at = m.at
+    meeple = pos.meeples.get(m.player)
+    if at not in pos.tiles and at not in pos.rocks:
+        raise IllegalMove("nothing_to_remove", f"{b.label(at)} holds no mycelium tile and no rock.")
+    if meeple is None or distance(meeple, at) != 1:
+        raise IllegalMove("remove_not_adjacent", f"{b.label(at)} is not next to your meeple.")
+    name, cost = _removal_cost(b, at)
+    held = pos.nutrients[m.player]
+    if m.pay is not None:
+        if sum(m.pay.values()) != cost:
+            raise IllegalMove("wrong_payment", f"{name.capitalize()} cost exactly {cost} nutrient{'s' * (cost > 1)} of any colour.")
+        short = economy.shortfall(held, m.pay)
+        if short:
+            raise IllegalMove("insufficient_nutrients", f"You lack {_cubes(short)} for that payment.")
+    elif sum(held.values()) < cost:
+        raise IllegalMove("insufficient_nutrients", f"{name.capitalize()} cost {cost} nutrient{'s' * (cost > 1)}; you have {sum(held.values())}.")
+
+
+def _v_spore_ability(b: Board, m: Move) -> None:
+    pos = b.pos
+    spore = pos.spores.get(m.player)
+    if spore is None or spore.used:
+        raise IllegalMove("spore_ability_used", "Your spore ability is used; it returns when you acquire a mushroom card.")
+    if pos.taken:
+        raise IllegalMove("spore_not_at_start", "The spore ability is used at the start of the turn, before any other action.")
+    if spore.at is None:
+        raise IllegalMove("spore_ability_used", "Your spore is displaced; relocate it first.")
+    if m.mode == "redraw":
+        if m.discard == tilecodes.ROCK:
+            if tilecodes.ROCK not in pos.hands[m.player]:
+                raise IllegalMove("tile_not_in_hand", "You have no rock in your hand.")
+        elif _hand_index(pos.hands[m.player], m.discard) is None:
+            raise IllegalMove("tile_not_in_hand", f"{m.discard} is not in your hand.")
+    else:
+        _check_starting_space(b, m.player, m.to)
+
+
+def _v_relocate(b: Board, m: Move) -> None:
+    spore = b.pos.spores.get(m.player)
+    if spore is None or spore.at is not None:
+        raise IllegalMove("spore_not_displaced", "Your spore is on the board; there is nothing to relocate.")
+    _check_starting_space(b, m.player, m.to)
+
+
+def _v_draw(b: Board, m: Move) -> None:
+    pos = b.pos
+    if len(pos.hands[m.player]) >= 3:
+        raise IllegalMove("hand_full", "Your hand already holds 3 tiles.")
+    if pos.bag <= 0:
+        raise IllegalMove("bag_empty", "The bag is empty.")
+    if pos.bag_tiles is not None and pos.bag_tiles[tilecodes.canonical(m.tile)] <= 0:
+        raise IllegalMove("tile_not_in_bag", f"No {m.tile} is left in the bag; check the reader or the tile.")
+
+
+def _v_end_turn(b: Board, m: Move) -> None:
+    pos = b.pos
+    if "place" not in pos.taken and "spore" not in pos.taken:
+        from companion.movegen import has_place_action
+        if has_place_action(pos, b.edition):
+            raise IllegalMove("must_place_or_discard", "Place a tile, place a rock or discard a tile before ending your turn.")
+    if len(pos.hands[m.player]) < 3 and pos.bag > 0:
+        raise IllegalMove("must_draw", f"Draw {3 - len(pos.hands[m.player])} tile(s) from the bag before ending your turn.")
+
+
+def _v_substrate(b: Board, m: Move) -> None:
+    pos = b.pos
+    if m.kind not in pos.pending_substrates:
+        raise IllegalMove("no_substrate_pending", f"No {m.kind} substrate is waiting to be replaced.")
+    if not b.on_board(m.at):
+        raise IllegalMove("off_board", f"{list(m.at)} is not on the board.")
+    if m.at in pos.trees or m.at in pos.substrates or pos.spore_owner(m.at) is not None:
+        raise IllegalMove("substrate_space_taken",
+                          f"The token's space {b.label(m.at)} holds a tree, a spore or a substrate: discard that token and draw another.")
+
+
+def _v_give(b: Board, m: Move) -> None:
+    pos, ed = b.pos, b.edition
+    target = m.give
+    if target not in pos.colors or target == m.player:
+        raise IllegalMove("unknown_player", f"{target} is not another player at this table.")
+    if pos.mode == "team" and target not in pos.teammates(m.player) or (
+            pos.mode == "competitive" and not option(pos.options, "give_in_competitive")):
+        raise IllegalMove("not_teammate", f"{target} is not your teammate.")
+    amount = sum(m.nutrients.values())
+    short = economy.shortfall(pos.nutrients[m.player], m.nutrients)
+    shared = _share_network(b, m.player, target)
+    green = _on_green(b, m.player) and _on_green(b, target)
+    funga = "funga" in pos.missions
+    symbiosis = "forest_symbiosis" in pos.missions
+    if amount > 2 or (amount == 2 and not funga):
+        raise IllegalMove("mission_locked", "Giving two nutrients at once needs the Funga mission (7.b); otherwise give one.")
+    if not shared:
+        if not (symbiosis and green):
+            if symbiosis:
+                raise IllegalMove("not_same_network", f"You and {target} share no network, and you are not both on green mycelium.")
+            raise IllegalMove("not_same_network", f"You and {target} are not on the same mycelium network.")
+    if short:
+        raise IllegalMove("insufficient_nutrients", f"You lack {_cubes(short)}.")
+    if pos.nutrient_total(target) + amount > ed.nutrient_cap:
+        raise IllegalMove("nutrient_cap", f"{target} would hold more than {ed.nutrient_cap} nutrients.")
+
+
+def _share_network(b: Board, a: str, c: str) -> bool:
+    """Both meeples stand on one network of some colour (5.c); a meeple on its spore is on
+    the networks touching that spore."""
+    pa, pc = b.pos.meeples.get(a), b.pos.meeples.get(c)
+    if pa is None or pc is None:
+        return False
+    for color in tilecodes.COLORS.values():
+        starts = b.meeple_starts(a, color)
+        if not starts:
+            continue
+        reached = b.graph.walk(starts, color, frozenset(), frozenset([a, c]))
+        if any(n[0] == pc for n in reached):
+            return True
+    return False
+
+
+def _on_green(b: Board, color: str) -> bool:
+    at = b.pos.meeples.get(color)
+    return at is not None and at in b.pos.tiles and "green" in tilecodes.parse(b.pos.tiles[at]).colors()
+
+
+def _v_swap(b: Board, m: Move) -> None:
+    pos, ed = b.pos, b.edition
+    if not economy.effects_of(pos, ed, m.player)["swap_nutrient"]:
+        raise IllegalMove("no_swap_card", "Swapping a nutrient's colour needs a Swap Nutrient Color card.")
+    if "swap" in pos.taken:
+        raise IllegalMove("swap_already_used", "You already swapped a nutrient this turn.")
+    if m.give == m.take:
+        raise IllegalMove("wrong_payment", "Swap one colour for a different one.")
+    if pos.nutrients[m.player][m.give] < 1:
+        raise IllegalMove("insufficient_nutrients", f"You have no {m.give} nutrient to swap.")
+    if economy.supply(pos, ed)[m.take] < 1:
+        raise IllegalMove("supply_empty", f"The supply has no {m.take} nutrient left.")
+
+
+def _v_buy(b: Board, m: Move) -> None:
+    from companion.purchase import plan_purchase
+    pos = b.pos
+    limit = option(pos.options, "max_purchases_per_turn")
+    if pos.taken.count("buy") >= limit:
+        raise IllegalMove("purchase_limit", f"You may buy {limit} mushroom card(s) per turn.")
+    plan_purchase(b, m)  # raises IllegalMove with the exact reason
+
+
+def _v_reveal(b: Board, m: Move) -> None:
+    pos, ed = b.pos, b.edition
+    if m.card not in ed.cards or ed.cards[m.card].deck != m.deck:
+        raise IllegalMove("card_unknown", f"Deck {m.deck} has no card {m.card}.")
+    if len(pos.market[m.deck]) >= MARKET_SIZE:
+        raise IllegalMove("no_free_market_slot", f"Deck {m.deck}'s row already shows {MARKET_SIZE} cards.")
+    if pos.decks[m.deck] <= 0:
+        raise IllegalMove("card_not_in_deck", f"Deck {m.deck} is empty.")
+    seen = {c for v in pos.cards.values() for c in v} | {c for v in pos.market.values() for c in v}
+    if m.card in seen:
+        raise IllegalMove("card_not_in_deck", f"{m.card} is already in play.")
+
+
+_VALIDATE = {
+    "spore": _v_spore, "place": _v_place, "rock": _v_rock, "discard": _v_discard, "move": _v_move,
+    "remove": _v_remove, "spore_ability": _v_spore_ability, "relocate": _v_relocate, "draw": _v_draw,
+    "end_turn": _v_end_turn, "substrate": _v_substrate, "give": _v_give, "swap": _v_swap, "buy": _v_buy,
+    "reveal": _v_reveal,
+}
+
+
+# --- application --------------------------------------------------------------------------
+
+def _cubes(cost: dict[str, int]) -> str:
+    return ", ".join(f"{v} {k}" for k, v in cost.items() if v) or "nothing"
+
+
+def _describe(b: Board, m: Move) -> str:
+    """A one-line account of a move for the log (``blue places P03 at E6``)."""
+    who = m.player
+    if m.action == "place":
+        return f"{who} places {m.tile} at {b.label(m.at)} (rotation {m.rotation})"
+    if m.action == "rock":
+        return f"{who} places a rock at {b.label(m.at)}"
+    if m.action == "discard":
+        return f"{who} discards {m.tile}"
+    if m.action == "move":
+        return f"{who} moves along {m.color} to {b.label(m.to)}"
+    if m.action == "remove":
+        return f"{who} removes the {'tile' if m.at in b.pos.tiles else 'rock'} at {b.label(m.at)}"
+    if m.action == "spore_ability":
+        return f"{who} flips the spore: " + ("redraws the hand" if m.mode == "redraw" else f"relocates to {b.label(m.to)}")
+    if m.action in ("spore", "relocate"):
+        return f"{who} puts the spore on {b.label(m.at or m.to)}"
+    if m.action == "draw":
+        return f"{who} draws {m.tile}"
+    if m.action == "end_turn":
+        return f"{who} ends the turn"
+    if m.action == "substrate":
+        return f"a {m.kind} substrate token lands on {b.label(m.at)}"
+    if m.action == "give":
+        return f"{who} gives {_cubes(m.nutrients)} to {m.give}"
+    if m.action == "swap":
+        return f"{who} swaps a {m.give} nutrient for a {m.take} one"
+    if m.action == "buy":
+        card = b.edition.cards.get(m.card)
+        return f"{who} buys {card.name if card else m.card} ({m.card})"
+    if m.action == "reveal":
+        return f"card {m.card} is turned face up on deck {m.deck}"
+    return f"{who} {m.action}"
+
+
+def send_home(b: Board, color: str, notes: list[str]) -> None:
+    """Return a meeple to its spore (4.a.2, 5.a); off the board if the spore is displaced."""
+    spore = b.pos.spores.get(color)
+    b.pos.meeples[color] = spore.at if spore else None
+    notes.append(f"{color}'s meeple returns to its spore" + ("" if spore and spore.at else " (the spore must be relocated first)"))
+
+
+def clear_space(b: Board, at: Hex, notes: list[str], why: str) -> None:
+    """Discard the tile or rock on ``at`` and send home a meeple standing there."""
+    pos = b.pos
+    if at in pos.tiles:
+        pos.discard.append(tilecodes.canonical(pos.tiles.pop(at)))
+        notes.append(f"the tile at {b.label(at)} is discarded ({why})")
+    if at in pos.rocks:
+        pos.rocks.discard(at)
+        pos.discard.append(tilecodes.ROCK)
+        notes.append(f"the rock at {b.label(at)} is discarded ({why})")
+    who = pos.meeple_at(at)
+    if who is not None and pos.spore_owner(at) != who:
+        send_home(b, who, notes)
+
+
+def _a_spore(b: Board, m: Move, notes: list[str]) -> None:
+    from companion.position import Spore
+    pos = b.pos
+    pos.spores[m.player] = Spore(m.at, False)
+    pos.meeples[m.player] = m.at
+    waiting = [c for c in pos.colors if pos.spores.get(c) is None]
+    pos.active = waiting[0] if waiting else pos.colors[0]
+
+
+def _a_place(b: Board, m: Move, notes: list[str]) -> None:
+    pos, ed = b.pos, b.edition
+    placed = tilecodes.rotate_code(m.tile, m.rotation)
+    joined = _connections(tilecodes.parse(placed), b.frontier(m.player).get(m.at, set()))
+    pos.hands[m.player].pop(_hand_index(pos.hands[m.player], m.tile))
+    pos.tiles[m.at] = placed
+    pos.taken.append("place")
+    b.invalidate()
+    kind = pos.substrates.get(m.at)
+    if kind and SUBSTRATE_COLOR[kind] in joined:
+        # Substrate degradation (5.a): 2 cubes of its colour, +1 per degradation bonus card.
+        del pos.substrates[m.at]
+        n = 2 + economy.effects_of(pos, ed, m.player)[economy.DEGRADATION_BONUS[kind]]
+        economy.gain(pos, ed, m.player, SUBSTRATE_COLOR[kind], n, f"{kind} substrate degraded", notes)
+        pos.pending_substrates.append(kind)
+        notes.append(f"a new {kind} substrate token must be drawn")
+    elif kind:
+        del pos.substrates[m.at]
+        pos.pending_substrates.append(kind)
+        notes.append(f"the {kind} substrate under the tile is covered without nutrients (table rule) and replaced")
+    _form_mycorrhizae(b, m, placed, joined, notes)
+
+
+def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: list[str]) -> None:
+    """Mycorrhizae (5.b): each green path of the new tile facing a tree forms one."""
+    pos, ed = b.pos, b.edition
+    tile = tilecodes.parse(placed)
+    choose = list(m.choose)
+    ids = economy.tree_ids(pos, ed)
+    for e, color in enumerate(tile.edge_color):
+        tree_at = m.at.neighbor(e)
+        if color != "green" or tree_at not in pos.trees:
+            continue
+        if option(pos.options, "mycorrhiza_needs_continuity") and "green" not in joined:
+            continue
+        slots = pos.trees[tree_at]
+        name = f"tree {ids.get(tree_at, '?')}"
+        if None in slots:
+            slots[slots.index(None)] = m.player
+            pick = economy.pick_colors(pos, m.player, 1, ("pink", "yellow", "white"), choose)
+            economy.gain(pos, ed, m.player, pick[0], 1, f"mycorrhiza with {name}", notes)
+            bonus = economy.effects_of(pos, ed, m.player)["mycorrhizal_bonus_nutrient"]
+            for k in economy.pick_colors(pos, m.player, bonus, ("pink", "yellow"), choose):
+                economy.gain(pos, ed, m.player, k, 1, "Mycorrhizal Bonus Nutrient", notes)
+            if None not in slots:
+                # Full tree: every marker owner gains 1 per marker.
+                for owner in sorted(set(slots), key=pos.colors.index):
+                    count = slots.count(owner)
+                    picks = economy.pick_colors(pos, owner, count, ("pink", "yellow", "white"), choose if owner == m.player else [])
+                    for k in picks:
+                        economy.gain(pos, ed, owner, k, 1, f"{name} is full", notes)
+        else:
+            others = [c for c in slots if c != m.player]
+            if not others:
+                notes.append(f"{name} is full of {m.player}'s markers; no mycorrhiza formed")
+                continue
+            victim = m.replace if m.replace in others else others[0]
+            slots[slots.index(victim)] = m.player
+            notes.append(f"{m.player} replaces {victim}'s mycorrhiza marker on {name} (no nutrient)")
+
+
+def _a_rock(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    pos.hands[m.player].remove(tilecodes.ROCK)
+    pos.taken.append("place")
+    at = m.at
+    clear_space(b, at, notes, "crushed by a rock")
+    kind = pos.substrates.pop(at, None)
+    if kind:
+        pos.pending_substrates.append(kind)
+        notes.append(f"the {kind} substrate at {b.label(at)} is discarded without nutrients; a new one must be drawn")
+    owner = pos.spore_owner(at)
+    if owner is not None:
+        pos.spores[owner].at = None
+        if pos.meeples.get(owner) == at:
+            pos.meeples[owner] = None
+        notes.append(f"{owner}'s spore is displaced and must be relocated to a starting space")
+    pos.rocks.add(at)
+
+
+def _a_discard(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    code = pos.hands[m.player].pop(_hand_index(pos.hands[m.player], m.tile))
+    pos.discard.append(tilecodes.canonical(code))
+    pos.taken.append("place")
+
+
+def _a_move(b: Board, m: Move, notes: list[str]) -> None:
+    b.pos.meeples[m.player] = m.to
+    b.pos.taken.append("move")
+
+
+def _a_remove(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    name, cost = _removal_cost(b, m.at)
+    payment = m.pay or economy.any_payment(pos.nutrients[m.player], cost)
+    economy.pay(pos, m.player, payment, name, notes)
+    clear_space(b, m.at, notes, name)
+    pos.taken.append("remove")
+
+
+def _a_spore_ability(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    spore = pos.spores[m.player]
+    spore.used = True
+    pos.taken.append("spore")
+    if m.mode == "redraw":
+        hand = pos.hands[m.player]
+        i = hand.index(tilecodes.ROCK) if m.discard == tilecodes.ROCK else _hand_index(hand, m.discard)
+        pos.discard.append(tilecodes.canonical(hand.pop(i)))
+        for code in hand:
+            pos.bag += 1
+            if pos.bag_tiles is not None:
+                pos.bag_tiles[tilecodes.canonical(code)] += 1
+        notes.append(f"{len(hand)} tile(s) go back into the bag")
+        hand.clear()
+    else:
+        spore.at = m.to
+        pos.meeples[m.player] = m.to
+
+
+def _a_relocate(b: Board, m: Move, notes: list[str]) -> None:
+    b.pos.spores[m.player].at = m.to
+    if b.pos.meeples.get(m.player) is None:
+        b.pos.meeples[m.player] = m.to
+
+
+def _a_draw(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    pos.hands[m.player].append(m.tile)
+    pos.bag -= 1
+    if pos.bag_tiles is not None:
+        pos.bag_tiles[tilecodes.canonical(m.tile)] -= 1
+        if pos.bag_tiles[tilecodes.canonical(m.tile)] == 0:
+            del pos.bag_tiles[tilecodes.canonical(m.tile)]
+    if pos.bag == 0:
+        notes.append("the last tile has been drawn from the bag")
+        from companion.outcome import final_result
+        pos.result = final_result(pos, b.edition, "the last tile was drawn from the bag")
+
+
+def _a_end_turn(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    i = pos.colors.index(pos.active)
+    pos.active = pos.colors[(i + 1) % len(pos.colors)]
+    if i + 1 == len(pos.colors):
+        pos.turn_number += 1
+    pos.taken = []
+
+
+def _a_substrate(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    pos.pending_substrates.remove(m.kind)
+    clear_space(b, m.at, notes, f"a {m.kind} substrate lands there")
+    pos.substrates[m.at] = m.kind
+
+
+def _a_give(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    for k, v in m.nutrients.items():
+        pos.nutrients[m.player][k] -= v
+        pos.nutrients[m.give][k] += v
+    pos.taken.append("give")
+
+
+def _a_swap(b: Board, m: Move, notes: list[str]) -> None:
+    pos = b.pos
+    pos.nutrients[m.player][m.give] -= 1
+    pos.nutrients[m.player][m.take] += 1
+    pos.taken.append("swap")
+
+
+def _a_buy(b: Board, m: Move, notes: list[str]) -> None:
+    from companion.purchase import execute_purchase
+    execute_purchase(b, m, notes)
+
+
+def _a_reveal(b: Board, m: Move, notes: list[str]) -> None:
+    b.pos.market[m.deck].append(m.card)
+    b.pos.decks[m.deck] -= 1
+
+
+_APPLY = {
+    "spore": _a_spore, "place": _a_place, "rock": _a_rock, "discard": _a_discard, "move": _a_move,
+    "remove": _a_remove, "spore_ability": _a_spore_ability, "relocate": _a_relocate, "draw": _a_draw,
+    "end_turn": _a_end_turn, "substrate": _a_substrate, "give": _a_give, "swap": _a_swap, "buy": _a_buy,
+    "reveal": _a_reveal,
+}
+
+
+def _after_move(b: Board, m: Move, notes: list[str]) -> None:
+    """Missions and victory checks after every move (rulebook 7 and 8)."""
+    from companion.outcome import check_missions, early_result
+    pos = b.pos
+    if pos.result is not None or pos.in_setup:
+        return
+    b.invalidate()
+    check_missions(b, notes)
+    res = early_result(pos, b.edition)
+    if res is not None:
+        pos.result = res
+        notes.append(res["reason"])

@@ -1,0 +1,228 @@
+"""Bot games from setup to result, with every invariant checked after every event.
+
+Used by ``mycelium-companion selfplay``, the terminal demo and the property tests.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion import economy
+from companion import tiles as tilecodes
+from companion.bots import RandomBot
+from companion.edition import Edition, load_edition
+from companion.game import Event, Game
+from companion.position import Position
+from companion.rules import IllegalMove
+from companion.setup import GameConfig, Supplies, new_game
+
+
+class InvariantViolation(AssertionError):
+    """A position broke a conservation law or a placement invariant."""
+
+
+def invariants(pos: Position, edition: Edition, bag_at_setup: Counter[str]) -> list[str]:
+    """Every broken invariant of ``pos``, as sentences (empty when all hold).
+
+    - tile conservation: bag + hands + board + discard = the bag at setup (per tile type);
+    - no two pieces on one space (tile, rock, tree, spore), no two meeples on one space;
+    - every meeple on a mycelium tile or its own spore (or off the board with a displaced spore);
+    - cubes: supply >= 0 per colour (supply + players = the edition's cubes), nobody above the cap;
+    - cards: market + decks + players' cards = the edition's cards.
+    """
+    bad: list[str] = []
+    seen: Counter[str] = Counter()
+    seen.update(tilecodes.canonical(c) for c in pos.tiles.values())
+    seen.update([tilecodes.ROCK] * len(pos.rocks))
+    for hand in pos.hands.values():
+        seen.update(tilecodes.canonical(c) for c in hand)
+    seen.update(tilecodes.canonical(c) for c in pos.discard)
+    if pos.bag_tiles is not None:
+        seen.update(pos.bag_tiles)
+        if seen != bag_at_setup:
+            bad.append(f"tile conservation broken: {dict((seen - bag_at_setup) + (bag_at_setup - seen))}")
+    elif sum(seen.values()) + pos.bag != sum(bag_at_setup.values()):
+        bad.append("tile count not conserved")
+    spaces: Counter = Counter()
+    spaces.update(list(pos.tiles))
+    spaces.update(list(pos.rocks))
+    spaces.update(list(pos.trees))
+    spaces.update(s.at for s in pos.spores.values() if s is not None and s.at is not None)
+    doubles = [h for h, n in spaces.items() if n > 1]
+    if doubles:
+        bad.append(f"two pieces on {doubles}")
+    meeples = [h for h in pos.meeples.values() if h is not None]
+    if len(meeples) != len(set(meeples)):
+        bad.append("two meeples on one space")
+    for color, h in pos.meeples.items():
+        spore = pos.spores.get(color)
+        if h is None:
+            if spore is not None and spore.at is not None:
+                bad.append(f"{color}'s meeple is off the board although its spore is placed")
+        elif h not in pos.tiles and not (spore is not None and spore.at == h):
+            bad.append(f"{color}'s meeple stands on {tuple(h)}, neither a tile nor its spore")
+    for k, v in economy.supply(pos, edition).items():
+        if v < 0:
+            bad.append(f"more {k} cubes in play than exist")
+    for color in pos.colors:
+        if pos.nutrient_total(color) > edition.nutrient_cap:
+            bad.append(f"{color} holds more than {edition.nutrient_cap} nutrients")
+    cards = [c for v in pos.cards.values() for c in v] + [c for v in pos.market.values() for c in v]
+    if len(cards) != len(set(cards)) or len(cards) + sum(pos.decks.values()) != len(edition.cards):
+        bad.append("card conservation broken")
+    return bad
+
+
+@dataclass
+class GameSummary:
+    """What one self-play game came to."""
+
+    seed: int
+    mode: str
+    result: dict[str, Any] | None
+    turns: int
+    events: int
+    violations: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "mode": self.mode, "result": self.result, "turns": self.turns,
+                "events": self.events, "violations": self.violations}
+
+
+class BotTable:
+    """A game driven by bots, with :class:`~companion.setup.Supplies` standing in for the bag,
+    the token pile and the decks.
+
+    ``on_event`` is called with every committed event; ``check_invariants`` runs
+    :func:`invariants` after each one and raises :class:`InvariantViolation`.
+    """
+
+    def __init__(self, config: GameConfig, seed: int, edition: Edition | None = None,
+                 log=None, check_invariants: bool = True,
+                 on_event: Callable[[Event, Position], None] | None = None):
+        self.edition = edition or load_edition(config.edition)
+        self.rng = random.Random(seed)
+        pos, self.supplies = new_game(config, self.edition, self.rng)
+        self.bag_at_setup = Counter({tilecodes.canonical(c): n for c, n in self.edition.bag_composition(max(len(config.players), 2)).items()})
+        self.game = Game(pos, config, self.edition, log=log)
+        self.bot = RandomBot(self.rng)
+        self.check_invariants = check_invariants
+        self.on_event = on_event
+        self.max_turns = 400
+
+    @property
+    def position(self) -> Position:
+        return self.game.position
+
+    def play(self, move: dict[str, Any]) -> Event:
+        ev = self.game.play(move)
+        if self.check_invariants:
+            bad = invariants(self.position, self.edition, self.bag_at_setup)
+            if bad:
+                raise InvariantViolation(f"after event {ev.seq} {ev.move}: {'; '.join(bad)}")
+        if self.on_event:
+            self.on_event(ev, self.position)
+        if move["action"] == "spore_ability" and move.get("mode") == "redraw":
+            # The hand went back into the bag: keep the simulated bag in step.
+            before = self.game._positions[-2]
+            hand = list(before.hands[move["player"]])
+            gone = hand.index(move["discard"]) if move["discard"] in hand else next(
+                i for i, c in enumerate(hand) if tilecodes.canonical(c) == tilecodes.canonical(move["discard"]))
+            hand.pop(gone)
+            self.supplies.return_tiles(hand)
+        return ev
+
+    def world(self) -> None:
+        """Resolve what the table decides: substrate tokens, displaced spores, market refills."""
+        pos = self.position
+        while pos.result is None and pos.pending_substrates:
+            kind = pos.pending_substrates[0]
+            at = self.supplies.draw_token(kind, self.edition)
+            mv = {"player": "table", "action": "substrate", "kind": kind, "at": list(at)}
+            if self.game.check(mv).legal:
+                self.play(mv)
+            pos = self.position
+        for color, spore in list(pos.spores.items()):
+            if pos.result is None and spore is not None and spore.at is None:
+                mv = self.bot.relocation(pos, self.edition, color)
+                if mv:
+                    self.play(mv)
+                pos = self.position
+        for deck in ("a", "b"):
+            while pos.result is None and len(pos.market[deck]) < 3 and self.supplies.decks[deck]:
+                self.play({"player": "table", "action": "reveal", "deck": deck, "card": self.supplies.decks[deck].pop()})
+                pos = self.position
+
+    def maybe(self, move: dict[str, Any] | None) -> None:
+        if move is not None and self.position.result is None:
+            self.play(move)
+            self.world()
+
+    def play_turn(self) -> None:
+        """One player's turn (or one spore placement in the first round)."""
+        pos = self.position
+        ed = self.edition
+        if pos.in_setup:
+            self.play(self.bot.spore_space(pos, ed))
+            return
+        ability = self.bot.spore_ability(pos, ed)
+        if ability is not None:
+            self.maybe(ability)
+        else:
+            self.maybe(self.bot.purchase(self.position, ed))
+            if self.rng.random() < 0.3 and "move" not in self.position.taken:
+                self.maybe(self.bot.walk(self.position, ed))
+            if "place" not in self.position.taken:
+                self.maybe(self.bot.growth(self.position, ed))
+            if "move" not in self.position.taken and self.rng.random() < 0.6:
+                self.maybe(self.bot.walk(self.position, ed))
+            if "buy" not in self.position.taken:
+                self.maybe(self.bot.purchase(self.position, ed))
+            self.maybe(self.bot.optional(self.position, ed))
+        pos = self.position
+        while pos.result is None and len(pos.hands[pos.active]) < 3 and pos.bag > 0:
+            self.play({"player": pos.active, "action": "draw", "tile": self.supplies.draw_tile()})
+            pos = self.position
+        if pos.result is None:
+            self.play({"player": pos.active, "action": "end_turn"})
+            self.world()
+
+    def run(self) -> Position:
+        """Play until the game has a result; raises on an invariant violation or an illegal
+        bot move (both would be bugs)."""
+        self.world()
+        turns = 0
+        while self.position.result is None:
+            self.play_turn()
+            turns += 1
+            if turns > self.max_turns:
+                raise InvariantViolation(f"no result after {self.max_turns} turns")
+        return self.position
+
+
+def play_games(mode: str, games: int, seed: int, players: int | None = None,
+               difficulty: str = "easy") -> list[GameSummary]:
+    """Play ``games`` bot games of ``mode`` with seeds ``seed``, ``seed + 1``, ...
+
+    Invariant violations and illegal bot moves are recorded in the summaries, not raised.
+    """
+    out = []
+    colors = ["blue", "orange", "red", "black"]
+    for i in range(games):
+        s = seed + i
+        n = players or (4 if mode == "team" else 2 + (s % 3))
+        cfg = GameConfig(players=colors[:n], mode=mode, difficulty=difficulty,
+                         teams={"blue": "1", "orange": "2", "red": "1", "black": "2"} if mode == "team" else None)
+        table = BotTable(cfg, s)
+        violations: list[str] = []
+        try:
+            table.run()
+        except (InvariantViolation, IllegalMove) as e:
+            violations.append(f"{type(e).__name__}: {e}")
+        pos = table.position
+        out.append(GameSummary(s, mode, pos.result, pos.turn_number, len(table.game.events), violations))
+    return out
