@@ -98,8 +98,8 @@ def random_conditions(rng: np.random.Generator, hard: bool = False) -> Condition
         hfov_deg=float(rng.uniform(60, 75)),
         dist=(float(rng.uniform(-0.2, 0.05)), float(rng.uniform(0, 0.08)), 0.0, 0.0, 0.0),
         gradient=float(rng.uniform(0.2, 0.4)), gradient_angle_deg=float(rng.uniform(0, 360)),
-        colour_temperature_k=float(rng.uniform(3000, 7500)), glare=float(rng.uniform(60, 140)),
-        glare_xy=(float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.8))), glare_radius=float(rng.uniform(80, 200)),
+        colour_temperature_k=float(rng.uniform(3000, 7500)), glare=float(rng.uniform(40, 90)),
+        glare_xy=(float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.8))), glare_radius=float(rng.uniform(60, 150)),
         noise_sigma=float(rng.uniform(3, 7)), blur_sigma=float(rng.uniform(0.8, 1.8)),
         jpeg_quality=int(rng.integers(60, 85)), hands=int(rng.random() < 0.3),
         offset_mm=(float(rng.uniform(-30, 30)), float(rng.uniform(-30, 30))),
@@ -242,7 +242,7 @@ def _hands(img: np.ndarray, n: int, rng: np.random.Generator) -> None:
         side = int(rng.integers(4))
         t = rng.uniform(0.2, 0.8)
         start = [(t * w, -50), (w + 50, t * h), (t * w, h + 50), (-50, t * h)][side]
-        reach = rng.uniform(0.15, 0.35) * min(w, h)
+        reach = rng.uniform(0.1, 0.3) * min(w, h)
         direction = [(0, 1), (-1, 0), (0, -1), (1, 0)][side]
         end = (start[0] + direction[0] * reach * 1.5, start[1] + direction[1] * reach * 1.5)
         skin = (140, 172, 224)

@@ -117,7 +117,7 @@ def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
     has_meeple = np.isin(best_centre, pidx)
     ring = np.where(has_meeple[:, None], ring_trim, ring_full)
     w_c = np.where(has_meeple, 0.0, 1.0)
-    w_d = np.where(has_meeple, 0.0, 1.0)
+    w_d = np.where(has_meeple, 0.0, 2.0)
     if has_meeple.any():
         # points showing the meeple's own colour neither support nor refute what lies under it
         own = np.take_along_axis(e, best_centre[:, None, None, None], axis=3)
@@ -144,8 +144,9 @@ def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
             wsum += w_d
         if spore is not None:
             hidden = x_seen[:, CI["white"]] if used else x_all[:, CI[spore]]
-            tot += (1 - w_d) * hidden
-            wsum += 1 - w_d
+            w_x = np.where(has_meeple, 1.0, 0.0)
+            tot += w_x * hidden
+            wsum += w_x
         return tot / wsum
 
     names: list[tuple] = []

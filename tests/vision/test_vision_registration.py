@@ -1,0 +1,95 @@
+"""Registration: cached while the board stays put, re-registered when bumped, never guessed."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from conftest import SIZE, mild, normalised, shoot
+
+from companion.sim.render import make_camera
+from companion.vision.errors import BoardNotFoundError
+from companion.vision.reader import BoardReader
+
+BOARD = {
+    "tiles": [{"at": [0, 0], "paths": "P03.Y12.G45"}, {"at": [1, 0], "paths": "P0.Y2.G4"}],
+    "rocks": [[-1, 0]],
+    "trees": [{"at": [0, 1], "mycorrhizae": ["blue", None, None, None]}],
+    "substrates": [{"at": [2, -1], "kind": "soil"}],
+    "spores": {"red": {"at": [-4, 4], "used": False}},
+    "meeples": {"red": [-4, 4]},
+}
+
+
+def cover(image, pts, colour=(140, 172, 224)):
+    out = image.copy()
+    x0, y0 = np.floor(pts.min(0)).astype(int) - 12
+    x1, y1 = np.ceil(pts.max(0)).astype(int) + 12
+    out[max(y0, 0):y1, max(x0, 0):x1] = colour
+    return out
+
+
+def test_registration_is_reused_then_redone_when_the_board_is_bumped(geo):
+    cond = mild()
+    cam = make_camera(geo, cond, SIZE)
+    frame, intr = shoot(BOARD, geo, cond, camera=cam)
+    reader = BoardReader(geo, intrinsics=intr)
+    first = reader.read(frame.image)
+    assert reader.tracker.last_event == "registered"
+    assert first.registration.reprojection_px < 1.0
+    assert sorted(first.registration.markers_px) == [0, 1, 2, 3]
+
+    reader.read(frame.image)
+    assert reader.tracker.last_event == "cached"
+
+    bumped_cond = mild(offset_mm=(25.0, -12.0), board_rotation_deg=9.0)
+    bumped, _ = shoot(BOARD, geo, bumped_cond, camera=make_camera(geo, bumped_cond, SIZE))
+    after = reader.read(bumped.image)
+    assert reader.tracker.last_event == "re-registered"
+    assert normalised(after.board) == normalised(BOARD)
+    assert not np.allclose(after.registration.h, first.registration.h)
+
+
+def test_a_covered_marker_keeps_the_last_registration(geo):
+    cond = mild()
+    cam = make_camera(geo, cond, SIZE)
+    frame, intr = shoot(BOARD, geo, cond, camera=cam)
+    reader = BoardReader(geo, intrinsics=intr)
+    reader.read(frame.image)
+    hidden = cover(frame.image, np.array(frame.truth["markers_px"][2]))
+    reading = reader.read(hidden)
+    assert reader.tracker.last_event == "cached-partial"
+    assert normalised(reading.board) == normalised(BOARD)
+
+    with pytest.raises(BoardNotFoundError, match="3 of 4 corner markers"):
+        BoardReader(geo, intrinsics=intr).read(hidden)
+
+
+def test_a_bumped_board_with_a_covered_marker_is_not_guessed(geo):
+    cond = mild()
+    frame, intr = shoot(BOARD, geo, cond, camera=make_camera(geo, cond, SIZE))
+    reader = BoardReader(geo, intrinsics=intr)
+    reader.read(frame.image)
+    moved_cond = mild(offset_mm=(30.0, 20.0))
+    moved, _ = shoot(BOARD, geo, moved_cond, camera=make_camera(geo, moved_cond, SIZE))
+    hidden = cover(moved.image, np.array(moved.truth["markers_px"][0]))
+    with pytest.raises(BoardNotFoundError, match="moved since the last registration"):
+        reader.read(hidden)
+
+
+def test_no_markers_is_a_clear_error(geo):
+    blank = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
+    with pytest.raises(BoardNotFoundError, match="0 of 4 corner markers visible"):
+        BoardReader(geo).read(blank)
+
+
+def test_homography_matches_the_camera(geo):
+    cond = mild(dist=(0, 0, 0, 0, 0))
+    frame, _ = shoot(BOARD, geo, cond)
+    reg = BoardReader(geo).tracker.register(frame.image)
+    truth = np.array(frame.truth["homography"])
+    pts = np.array([geo.center_mm(h) for h in geo.spaces], np.float64).reshape(-1, 1, 2)
+    err = cv2.perspectiveTransform(pts, reg.h) - cv2.perspectiveTransform(pts, truth)
+    assert np.abs(err).max() < 1.0  # px
