@@ -156,6 +156,8 @@ class BagReader:
             if self.driver.repeats_while_present:
                 last = self._last_seen.get(r.uid)
                 self._last_seen[r.uid] = now
+                if len(self._last_seen) > 1024:  # forget tags long gone; bounded memory
+                    self._last_seen = {u: t for u, t in self._last_seen.items() if now - t < self._hold}
                 if last is not None and now - last < self._hold:
                     return
             tile = self._lookup(r.uid)
