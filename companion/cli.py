@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     import calibration.cli
     calibration.cli.register(sub)
 
+    import companion.vision.cli
+    companion.vision.cli.register(sub)
+
     import firmware_bridge.cli
     firmware_bridge.cli.register(sub)
     return parser
