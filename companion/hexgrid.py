@@ -97,13 +97,13 @@ def spiral(center: tuple[int, int], radius: int) -> Iterator[Hex]:
 def rotate_about_origin(h: tuple[int, int], k: int) -> Hex:
     """Rotate a coordinate k x 60 degrees about (0, 0) in the same sense as edge rotation.
 
-    Rotating direction i gives direction (i + k) mod 6 (cube rotation (q, r, s) -> (-r, -s, -q)
+    Rotating direction i gives direction (i + k) mod 6 (cube rotation (q, r, s) -> (-s, -q, -r)
     per step).
     """
     q, r = h
     s = -q - r
     for _ in range(k % 6):
-        q, r, s = -r, -s, -q
+        q, r, s = -s, -q, -r
     return Hex(q, r)
 
 

@@ -106,13 +106,14 @@ class MyceliumGraph:
         return [(at, i) for i, p in enumerate(tilecodes.parse(code).paths) if color is None or p.color == color]
 
     def walk(self, starts: list[Node], color: str, avoid: frozenset[Hex] = frozenset(),
-             spores: frozenset[str] = frozenset()) -> set[Node]:
+             spores: frozenset[str] = frozenset(), bridge: bool = False) -> set[Node]:
         """Every node reachable from ``starts`` along ``color`` mycelium (breadth-first).
 
         ``avoid``: spaces the walk may not enter (e.g. under other players' meeples).
         ``spores``: owners of the spores the walk may reach.  A spore is an end point, never
         a bridge: a walk can start or stop on one but not pass through it, so a spore never
-        joins two networks (docs/rules.md).
+        joins two networks (docs/rules.md).  ``bridge=True`` lifts that, only to explain why
+        a move fails ("the only way crosses a spore").
         """
         adj = self.colored[color].adj
         seen: set[Node] = set()
@@ -142,6 +143,11 @@ class MyceliumGraph:
                     sn = spore_at.get(h.neighbor(e))
                     if sn is not None and sn not in seen:
                         seen.add(sn)
+                        if bridge:
+                            for n, c in self._spore_links.get(sn, ()):
+                                if c == color and n[0] not in avoid and n not in seen:
+                                    seen.add(n)
+                                    queue.append(n)
         return seen
 
     @cached_property

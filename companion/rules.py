@@ -415,8 +415,9 @@ def _v_move(b: Board, m: Move) -> None:
     if _reachable_any_color(b, m.player, meeple, to):
         raise IllegalMove("move_changes_color", f"{b.label(to)} is reached only by changing colour; a move follows one {color} network.")
     everyone = frozenset(pos.spores)
-    if any(n[0] == to for n in b.graph.walk(starts, color, frozenset(), everyone)):
-        raise IllegalMove("move_over_spore", f"The only {color} way to {b.label(to)} crosses another player's spore.")
+    if any(n[0] == to for n in b.graph.walk(starts, color, frozenset(), everyone, bridge=True)):
+        raise IllegalMove("move_over_spore", f"The only {color} way to {b.label(to)} crosses a spore; "
+                          "spores are not mycelium, meeples cannot pass over them.")
     raise IllegalMove("move_not_on_network", f"{b.label(to)} is not on a {color} network from your meeple.")
 
 
@@ -431,8 +432,8 @@ def _reachable_any_color(b: Board, player: str, start: Hex, to: Hex) -> bool:
             if node[1] == SPORE and g.nodes[node]["owner"] != player:
                 continue
             for nb in g.neighbors(node):
-                if nb[1] == SPORE and g.nodes[nb]["owner"] != player:
-                    continue
+                if nb[1] == SPORE:
+                    continue  # spores are end points, never bridges
                 if nb[0] not in seen:
                     if nb[0] == to:
                         return True

@@ -114,6 +114,37 @@ class BotTable:
         self.on_event = on_event
         self.max_turns = 400
 
+    @classmethod
+    def from_game(cls, game: Game, seed: int, check_invariants: bool = True,
+                  on_event: Callable[[Event, Position], None] | None = None) -> "BotTable":
+        """Bots continue an existing game (e.g. one resumed from the log); the bag, token
+        piles and decks are rebuilt from what the position says is left in them."""
+        table = cls.__new__(cls)
+        table.edition = game.edition
+        table.rng = random.Random(seed)
+        pos = game.position
+        bag = list((pos.bag_tiles or Counter()).elements())
+        table.rng.shuffle(bag)
+        tokens = {k: list(v) for k, v in table.edition.substrate_tokens.items()}
+        for pile in tokens.values():
+            table.rng.shuffle(pile)
+        in_play = {c for v in pos.cards.values() for c in v} | {c for v in pos.market.values() for c in v}
+        decks = {}
+        for d in ("a", "b"):
+            left = [c.id for c in table.edition.deck(d) if c.id not in in_play]
+            table.rng.shuffle(left)
+            decks[d] = left[: pos.decks[d]]
+        table.supplies = Supplies(bag=bag, tokens=tokens, decks=decks, rng=table.rng)
+        players = len(pos.colors)
+        table.bag_at_setup = Counter({tilecodes.canonical(c): n for c, n in
+                                      table.edition.bag_composition(max(players, 2)).items()})
+        table.game = game
+        table.bot = RandomBot(table.rng)
+        table.check_invariants = check_invariants
+        table.on_event = on_event
+        table.max_turns = 400
+        return table
+
     @property
     def position(self) -> Position:
         return self.game.position

@@ -1,0 +1,221 @@
+"""The rules-core subcommands of ``mycelium-companion``: check-move, legal-moves, afford,
+selfplay, show, export and the terminal demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from companion.position import Position, PositionError
+
+
+class InputError(Exception):
+    """A file given on the command line cannot be used; exit code 2."""
+
+
+def _load_json(path: str, what: str) -> Any:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{what} file {path}: {e.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{what} file {path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+
+
+def load_position(path: str) -> Position:
+    """Read a position file (a bare position, or a worked example with a ``position`` key).
+
+    Raises :class:`InputError` naming the file and field.
+    """
+    doc = _load_json(path, "position")
+    if isinstance(doc, dict) and "board" not in doc and isinstance(doc.get("position"), dict):
+        doc = doc["position"]
+    try:
+        return Position.from_json(doc)
+    except PositionError as e:
+        raise InputError(f"position file {path}: field {e.field}: {e.message}") from None
+
+
+def load_move(path: str) -> Any:
+    """Read a move file (a bare move, or a worked example with a ``move`` key) and check its
+    shape; raises :class:`InputError` naming the file and field."""
+    from companion.moves import parse_move
+    doc = _load_json(path, "move")
+    if isinstance(doc, dict) and "action" not in doc and isinstance(doc.get("move"), dict):
+        doc = doc["move"]
+    try:
+        return parse_move(doc)
+    except PositionError as e:
+        raise InputError(f"move file {path}: field {e.field}: {e.message}") from None
+
+
+def _edition_for(pos: Position):
+    from companion.edition import EditionError, load_edition
+    try:
+        return load_edition(pos.edition)
+    except EditionError as e:
+        raise InputError(f"edition {pos.edition!r}: {e}") from None
+
+
+def _guard(fn):
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except InputError as e:
+            print(f"mycelium-companion: {e}", file=sys.stderr)
+            return 2
+    return run
+
+
+@_guard
+def cmd_check_move(args: argparse.Namespace) -> int:
+    from companion.rules import check
+    pos = load_position(args.position)
+    move = load_move(args.move)
+    print(json.dumps(check(pos, move, _edition_for(pos)).to_json()))
+    return 0
+
+
+@_guard
+def cmd_legal_moves(args: argparse.Namespace) -> int:
+    from companion.movegen import legal_moves
+    pos = load_position(args.position)
+    moves = legal_moves(pos, _edition_for(pos))
+    print(json.dumps({"active": pos.active, "count": len(moves), "moves": moves}))
+    return 0
+
+
+@_guard
+def cmd_afford(args: argparse.Namespace) -> int:
+    from companion.purchase import market_affordability
+    pos = load_position(args.position)
+    ed = _edition_for(pos)
+    unknown = [c for d in ("a", "b") for c in pos.market[d] if c not in ed.cards]
+    if unknown:
+        raise InputError(f"position file {args.position}: field market: unknown card(s) {unknown}")
+    out: dict[str, dict[str, Any]] = {c: {} for c in pos.colors}
+    for a in market_affordability(pos, ed):
+        out[a.player][a.card] = {k: v for k, v in a.to_json().items() if k not in ("card", "player")}
+    print(json.dumps({"players": out}))
+    return 0
+
+
+@_guard
+def cmd_show(args: argparse.Namespace) -> int:
+    from companion.textboard import render, summary
+    pos = load_position(args.position)
+    ed = _edition_for(pos)
+    print(render(pos, ed, color=sys.stdout.isatty()))
+    print(summary(pos, ed))
+    return 0
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from companion.selfplay import play_games
+    if args.games < 1:
+        print("mycelium-companion: --games must be at least 1", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty)
+    elapsed = time.perf_counter() - t0
+    winners: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for g in games:
+        if g.result:
+            winners[" and ".join(g.result["winners"]) or "nobody"] += 1
+            reason = g.result["reason"]
+            reasons[reason.split(":")[0]] += 1
+    turns = [g.turns for g in games]
+    summary = {
+        "mode": args.mode, "games": len(games), "seed": args.seed,
+        "results": dict(winners), "end_reasons": dict(reasons),
+        "turns": {"min": min(turns), "median": statistics.median(turns), "max": max(turns)},
+        "events": sum(g.events for g in games),
+        "violations": [{"seed": g.seed, "violations": g.violations} for g in games if g.violations],
+        "games_per_second": round(len(games) / elapsed, 2),
+    }
+    print(json.dumps(summary))
+    return 1 if summary["violations"] else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from companion.eventlog import EventLog, EventLogError
+    from companion.game import Game
+    try:
+        game = Game.resume(EventLog(args.db), args.game)
+    except EventLogError as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        return 2
+    text = json.dumps(game.export(), indent=1)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def default_db() -> str:
+    """Where games are logged unless ``--db`` says otherwise."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "mycelium-companion", "games.sqlite3")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from companion.demo import run_demo
+    return run_demo(args)
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    """Add the rules-core subcommands to the top-level parser."""
+    p = sub.add_parser("check-move", help="judge one move in a position (JSON out, exit 0 either way)")
+    p.add_argument("--position", required=True, metavar="P.json", help="position file ('-' for stdin)")
+    p.add_argument("--move", required=True, metavar="M.json", help="move file")
+    p.set_defaults(func=cmd_check_move)
+
+    p = sub.add_parser("legal-moves", help="every legal move of the active player")
+    p.add_argument("--position", required=True, metavar="P.json")
+    p.set_defaults(func=cmd_legal_moves)
+
+    p = sub.add_parser("afford", help="per player and face-up card: can it be bought now, and the shortfall")
+    p.add_argument("--position", required=True, metavar="P.json")
+    p.set_defaults(func=cmd_afford)
+
+    p = sub.add_parser("show", help="print a position as a text board")
+    p.add_argument("--position", required=True, metavar="P.json")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("selfplay", help="bot games with every invariant checked; one JSON summary")
+    p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
+    p.add_argument("--games", type=int, default=10)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int, choices=[2, 3, 4], default=None,
+                   help="players per game (default: 2-4 in turn; 4 in team mode)")
+    p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
+    p.set_defaults(func=cmd_selfplay)
+
+    p = sub.add_parser("export", help="write a logged game as JSON")
+    p.add_argument("--db", default=default_db(), help="game log (SQLite)")
+    p.add_argument("--game", default=None, help="game id (default: the newest)")
+    p.add_argument("--out", default=None, help="output file (default: stdout)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("demo", help="a bot game on the simulated table, move by move")
+    p.add_argument("--fast", action="store_true", help="no pauses; end with one JSON summary line")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
+    p.add_argument("--players", type=int, choices=[2, 3, 4], default=2)
+    p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
+    p.add_argument("--pace", type=float, default=0.25, help="seconds between moves (default 0.25)")
+    p.add_argument("--db", default=None, help="game log (default: a file under ~/.local/share; ':memory:' for none)")
+    p.add_argument("--resume", action="store_true", help="continue the newest game in the log")
+    p.add_argument("--no-web", action="store_true", help="do not start the dashboard")
+    p.set_defaults(func=cmd_demo)
