@@ -112,15 +112,18 @@ class BoardTracker:
                 out[int(i)] = c.reshape(4, 2).astype(np.float32) + np.float32(offset)
         return out
 
-    def _recheck(self, gray: np.ndarray) -> dict[int, np.ndarray]:
-        """Detect markers only in windows around the cached ones."""
-        h, w = gray.shape[:2]
+    def _recheck(self, image: np.ndarray) -> dict[int, np.ndarray]:
+        """Detect markers only in windows around the cached ones (grey conversion of the windows only)."""
+        h, w = image.shape[:2]
         out: dict[int, np.ndarray] = {}
         for i, c in self.current.markers_px.items():
             side = float(np.max(np.ptp(c, axis=0)))
             x0, y0 = np.maximum(np.floor(c.min(0) - side), 0).astype(int)
             x1, y1 = np.minimum(np.ceil(c.max(0) + side), [w, h]).astype(int)
-            found = self.detect(gray[y0:y1, x0:x1], (x0, y0))
+            crop = image[y0:y1, x0:x1]
+            if crop.size == 0:
+                continue
+            found = self.detect(crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (x0, y0))
             if i in found:
                 out[i] = found[i]
         return out
@@ -133,13 +136,13 @@ class BoardTracker:
 
     def register(self, image: np.ndarray) -> Registration:
         """The registration for this frame (BGR or grey uint8); see the class doc for the cases."""
-        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        size = (gray.shape[1], gray.shape[0])
+        size = (image.shape[1], image.shape[0])
         if self.current is not None and self.current.image_size == size:
-            near = self._recheck(gray)
+            near = self._recheck(image)
             if len(near) == len(self._ids) and self._agrees(near):
                 self.last_event = "cached"
                 return self.current
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         found = self.detect(gray)
         if len(found) == len(self._ids):
             if self.current is not None and self.current.image_size == size and self._agrees(found):
