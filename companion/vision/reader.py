@@ -77,8 +77,8 @@ class BoardReader:
     def candidates_for(self, hand: list[str] | None) -> TileCandidates:
         return tile_candidates(hand) if hand else self._catalogue
 
-    def _maps(self, reg: Registration) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Cached float32 (N, 1) remap tables for space and white-reference points, and white field weights."""
+    def _maps(self, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
+        """Cached float32 (N, 1) remap tables (x, y) for the space and white-reference sample points."""
         if "maps" not in reg.cache:
             pts = np.vstack([self._space_pts, self._white_pts])
             px = reg.to_image(pts)
@@ -93,8 +93,6 @@ class BoardReader:
         space_bgr, white_bgr = bgr[:n], bgr[n:].reshape(len(self._marker_ids), -1, 3)
         seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
         marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
-        if "white_field" not in reg.cache or reg.cache.get("white_seen") != seen:
-            reg.cache["white_seen"] = seen
         white = fit_white_field(self._marker_xy[seen], marker_white, self._space_pts)
         lab = white_balance(space_bgr, white)
         return lab.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE, 3)

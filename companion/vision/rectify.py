@@ -12,15 +12,18 @@ import numpy as np
 from companion.vision.geometry import BoardGeometry
 from companion.vision.registration import Registration
 
+MARGIN_MM = 30.0
+"""Border around the spaces and markers in the rectified image (keeps the markers' white margin)."""
+
 
 def rectify_maps(reg: Registration, geo: BoardGeometry, px_per_mm: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
     """float32 (h, w) x and y remap tables from the rectified board image to the camera frame.
 
-    The rectified image covers :meth:`BoardGeometry.extent_mm` at ``px_per_mm``; cached in ``reg``.
+    The rectified image covers ``geo.extent_mm(MARGIN_MM)`` at ``px_per_mm``; cached in ``reg``.
     """
     key = ("rectify", px_per_mm)
     if key not in reg.cache:
-        x0, y0, x1, y1 = geo.extent_mm()
+        x0, y0, x1, y1 = geo.extent_mm(MARGIN_MM)
         w, h = int((x1 - x0) * px_per_mm), int((y1 - y0) * px_per_mm)
         gx, gy = np.meshgrid((np.arange(w, dtype=np.float32) + 0.5) / px_per_mm + x0,
                              (np.arange(h, dtype=np.float32) + 0.5) / px_per_mm + y0)

@@ -93,3 +93,20 @@ def test_homography_matches_the_camera(geo):
     pts = np.array([geo.center_mm(h) for h in geo.spaces], np.float64).reshape(-1, 1, 2)
     err = cv2.perspectiveTransform(pts, reg.h) - cv2.perspectiveTransform(pts, truth)
     assert np.abs(err).max() < 1.0  # px
+
+
+def test_rectified_image_puts_the_markers_where_the_edition_says(geo):
+    from companion.vision.rectify import MARGIN_MM, rectify
+
+    frame, intr = shoot(BOARD, geo)
+    reader = BoardReader(geo, intrinsics=intr)
+    reg = reader.tracker.register(frame.image)
+    ppm = 2.0
+    top = rectify(frame.image, reg, geo, ppm)
+    x0, y0, _, _ = geo.extent_mm(MARGIN_MM)
+    found = reader.tracker.detect(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY))
+    assert sorted(found) == [0, 1, 2, 3]
+    for i, corners in found.items():
+        centre_mm = corners.mean(0) / ppm + (x0, y0)
+        expected = next(m.center_mm for m in geo.markers if m.id == i)
+        assert np.hypot(*(centre_mm - expected)) < 1.5  # mm
