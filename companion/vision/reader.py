@@ -97,14 +97,33 @@ class BoardReader:
         lab = white_balance(space_bgr, white)
         return lab.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
 
+    def _local_shift(self, lab: np.ndarray, readings: list[SpaceReading]) -> np.ndarray | None:
+        """float32 (S, 3) Lab offset of the empty board near each space from the profile's board
+        colour (glare, local shadow), interpolated from confidently empty spaces; ``None`` when
+        fewer than 6 are empty."""
+        empty = np.array([r.kind == "empty" and r.meeple is None and r.confidence > 0.8 for r in readings])
+        if empty.sum() < 6:
+            return None
+        pts = np.concatenate([lab[:, L.RING], lab[:, L.EDGES]], axis=1)
+        dev = np.median(pts[empty], axis=1) - self.profile.mean[self.profile.index("board")]
+        if "centres" not in self.__dict__:
+            self.centres = np.array([self.geo.center_mm(h) for h in self.geo.spaces], np.float32)
+        d2 = np.sum((self.centres[:, None, :] - self.centres[None, empty, :]) ** 2, axis=2)
+        w = 1.0 / (d2 + (0.5 * self.geo.hex_size_mm) ** 2)
+        w /= w.sum(1, keepdims=True)
+        return (w @ dev).astype(np.float32)
+
     def read(self, frame: np.ndarray, hand: list[str] | None = None) -> Reading:
         """Read one BGR uint8 frame; raises BoardNotFoundError when the board can't be registered."""
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
         reg = self.tracker.register(frame)
         lab = self.sample(frame, reg)
-        ll = self.profile.log_likelihood(lab)
-        readings = classify(ll, self.candidates_for(hand))
+        cands = self.candidates_for(hand)
+        readings = classify(self.profile.log_likelihood(lab), cands)
+        shift = self._local_shift(lab, readings)
+        if shift is not None:
+            readings = classify(self.profile.log_likelihood(lab - shift[:, None, :]), cands)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         return Reading(board, conf, reg, spaces)
