@@ -21,6 +21,8 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules.py
+	$(BIN)/python bench/rfid.py
+	$(BIN)/python bench/vision.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from companion.edition import NUTRIENT_COLORS, Card, Edition
 from companion.networks import MyceliumGraph
 from companion.position import Position
+from companion.tiles import parse
 
 # Card effects that change costs or gains ("Mushroom Card Effects").
 PERMANENT_NUTRIENT = {"pink": "permanent_pink_nutrient", "yellow": "permanent_yellow_nutrient"}
@@ -182,18 +183,24 @@ def trees_on_one_green_network(pos: Position, graph: MyceliumGraph) -> tuple[int
     tree (rulebook 7.c: "connect all Trees to the same green Mycelium Network").
     """
     best = 0
+    facing: dict[tuple, set] = {}
+    for tree in pos.trees:
+        for e in range(6):
+            h = tree.neighbor(e)
+            code = pos.tiles.get(h)
+            if code is None:
+                continue
+            i = parse(code).path_on_edge((e + 3) % 6)
+            if i is not None and parse(code).paths[i].color == "green":
+                facing.setdefault((h, i), set()).add(tree)
+    if not facing:
+        return 0, len(pos.trees)
     for net in graph.networks:
         if net.color != "green":
             continue
         touched = set()
-        for (h, i) in net.nodes:
-            if i < 0:
-                continue
-            from companion.tiles import parse
-            for e in parse(pos.tiles[h]).paths[i].edges:
-                n = h.neighbor(e)
-                if n in pos.trees:
-                    touched.add(n)
+        for node in net.nodes & facing.keys():
+            touched |= facing[node]
         best = max(best, len(touched))
     return best, len(pos.trees)
 

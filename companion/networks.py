@@ -55,15 +55,12 @@ class MyceliumGraph:
     def __init__(self, position: Position):
         self.position = position
         tiles = position.tiles
-        g = nx.Graph()
-        colored = {c: nx.Graph() for c in tilecodes.COLORS.values()}
         parsed = {h: tilecodes.parse(code) for h, code in tiles.items()}
+        nodes: dict[str, list[Node]] = {c: [] for c in tilecodes.COLORS.values()}
+        edges: dict[str, list[tuple[Node, Node]]] = {c: [] for c in tilecodes.COLORS.values()}
         for h, tile in parsed.items():
             for i, p in enumerate(tile.paths):
-                g.add_node((h, i), color=p.color)
-                colored[p.color].add_node((h, i))
-        for h, tile in parsed.items():
-            for i, p in enumerate(tile.paths):
+                nodes[p.color].append((h, i))
                 for e in p.edges:
                     n = h.neighbor(e)
                     other = parsed.get(n)
@@ -71,15 +68,19 @@ class MyceliumGraph:
                         continue
                     j = other.path_on_edge(opposite(e))
                     if j is not None and other.paths[j].color == p.color:
-                        g.add_edge((h, i), (n, j), color=p.color)
-                        colored[p.color].add_edge((h, i), (n, j))
+                        edges[p.color].append(((h, i), (n, j)))
+        self.colored: dict[str, nx.Graph] = {}
+        for c in nodes:
+            g = nx.Graph()
+            g.add_nodes_from(nodes[c])
+            g.add_edges_from(edges[c])
+            self.colored[c] = g
         self.spore_nodes: dict[str, Node] = {}
         self._spore_links: dict[Node, list[tuple[Node, str]]] = {}
         for color, spore in position.spores.items():
             if spore is None or spore.at is None:
                 continue
             node = (spore.at, SPORE)
-            g.add_node(node, color=None, owner=color)
             self.spore_nodes[color] = node
             links = []
             for e in range(6):
@@ -89,12 +90,22 @@ class MyceliumGraph:
                     continue
                 j = other.path_on_edge(opposite(e))
                 if j is not None:
-                    g.add_edge(node, (n, j), color=other.paths[j].color)
                     links.append(((n, j), other.paths[j].color))
             self._spore_links[node] = links
-        self.graph = g
-        self.colored = colored
         self._owner = {node: c for c, node in self.spore_nodes.items()}
+
+    @cached_property
+    def graph(self) -> nx.Graph:
+        """Every path and spore node in one graph (built on first use)."""
+        g = nx.Graph()
+        for color, cg in self.colored.items():
+            g.add_nodes_from(cg.nodes, color=color)
+            g.add_edges_from(cg.edges, color=color)
+        for node, links in self._spore_links.items():
+            g.add_node(node, color=None, owner=self._owner[node])
+            for n, c in links:
+                g.add_edge(node, n, color=c)
+        return g
 
     # --- queries ------------------------------------------------------------------------
     def nodes_at(self, at: Hex, color: str | None = None) -> list[Node]:
@@ -157,10 +168,13 @@ class MyceliumGraph:
         ``Network.nodes`` also holds the spore nodes the network touches.
         """
         out: list[Network] = []
+        spores_by_path: dict[Node, list[Node]] = {}
+        for s, links in self._spore_links.items():
+            for n, _c in links:
+                spores_by_path.setdefault(n, []).append(s)
         for color, g in self.colored.items():
             for comp in nx.connected_components(g):
-                touching = [s for s, links in self._spore_links.items()
-                            if any(c == color and n in comp for n, c in links)]
+                touching = {s for n in comp for s in spores_by_path.get(n, ())}
                 out.append(Network(color, frozenset(comp) | frozenset(touching),
                                    frozenset(n[0] for n in comp),
                                    tuple(sorted(self._owner[s] for s in touching))))

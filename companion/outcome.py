@@ -16,6 +16,8 @@ def check_missions(b: "Board", notes: list[str]) -> None:
     """Record newly accomplished cooperative missions and grant Forest Communication's
     one-time reward: every player gains 2 nutrients of their choice (7.c)."""
     pos, ed = b.pos, b.edition
+    if pos.mode != "cooperative":
+        return
     for prog in economy.missions(pos, ed, b.graph):
         if prog.done and prog.mission not in pos.missions:
             pos.missions.append(prog.mission)

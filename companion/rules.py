@@ -236,8 +236,7 @@ def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     nb = Board(new, board.edition)
     _APPLY[m.action](nb, m, out.notes)
     nb.invalidate()
-    _after_move(nb, m, out.notes)
-    nb.invalidate()
+    _after_move(nb, m, out.notes)  # changes cubes and missions only: the graph stays valid
     return out
 
 
@@ -246,7 +245,7 @@ def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
 TURN_ACTIONS = {"place", "rock", "discard", "move", "remove", "spore_ability", "draw", "end_turn",
                 "give", "swap", "buy"}
 SLOT = {"place": "place", "rock": "place", "discard": "place", "move": "move", "remove": "remove",
-        "spore_ability": "spore", "give": "give", "swap": "swap"}
+        "spore_ability": "spore", "give": "give"}  # swap has its own reason code
 
 
 def _validate(b: Board, m: Move) -> None:

@@ -51,3 +51,17 @@ def test_unreadable_edition_file_is_reported(tmp_path):
     (tmp_path / "bad" / "board.json").write_text("{not json")
     with pytest.raises(EditionError, match="board.json: not valid JSON"):
         load_edition("bad", str(tmp_path))
+
+
+def test_docs_name_every_reason_code_action_and_table_rule():
+    from pathlib import Path
+
+    from companion.moves import ACTIONS
+    from companion.options import DEFAULTS
+    from companion.rules import REASONS
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    position = (docs / "position.md").read_text()
+    rules = (docs / "rules.md").read_text()
+    assert [c for c in REASONS if f"`{c}`" not in position] == []
+    assert [a for a in ACTIONS if f"`{a}`" not in position] == []
+    assert [o for o in DEFAULTS if f"`{o}`" not in rules] == []

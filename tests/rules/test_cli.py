@@ -1,0 +1,94 @@
+"""The rules commands as a user runs them: JSON out, exit codes, and clear errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "positions"
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "companion.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, input=stdin, timeout=120)
+
+
+def split(tmp_path, case_file):
+    case = json.loads(case_file.read_text())
+    p, m = tmp_path / "p.json", tmp_path / "m.json"
+    p.write_text(json.dumps(case["position"]))
+    m.write_text(json.dumps(case["move"]))
+    return p, m, case["expect"]
+
+
+@pytest.mark.parametrize("case_file", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
+def test_check_move_agrees_with_every_worked_example(tmp_path, case_file):
+    p, m, expect = split(tmp_path, case_file)
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(out) == {"legal", "reason", "message"}
+    assert out["legal"] == expect["legal"]
+    assert (out["reason"] is None) if expect["legal"] else out["reason"] in expect["reason_any"]
+
+
+def test_malformed_files_exit_2_naming_the_field(tmp_path):
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc["board"]["tiles"][1]["at"] = [2]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    r = run("check-move", "--position", str(bad), "--move", str(m))
+    assert r.returncode == 2 and "board.tiles[1].at" in r.stderr
+    badm = tmp_path / "badm.json"
+    badm.write_text(json.dumps({"player": "blue", "action": "place", "tile": "Q03", "at": [1, 0]}))
+    r = run("check-move", "--position", str(p), "--move", str(badm))
+    assert r.returncode == 2 and "field tile" in r.stderr
+    (tmp_path / "broken.json").write_text("{")
+    r = run("check-move", "--position", str(tmp_path / "broken.json"), "--move", str(m))
+    assert r.returncode == 2 and "not valid JSON" in r.stderr
+    r = run("check-move", "--position", str(tmp_path / "missing.json"), "--move", str(m))
+    assert r.returncode == 2 and "missing.json" in r.stderr
+
+
+def test_legal_moves_lists_the_worked_legal_move(tmp_path):
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    r = run("legal-moves", "--position", str(p))
+    out = json.loads(r.stdout)
+    assert json.loads(m.read_text()) in out["moves"] and out["count"] == len(out["moves"])
+
+
+def test_afford_reports_shortfall_per_player_and_card(tmp_path):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc["market"] = {"a": ["a01"], "b": ["b02"]}
+    doc["nutrients"]["blue"] = {"pink": 1, "yellow": 1, "white": 0}
+    p.write_text(json.dumps(doc))
+    out = json.loads(run("afford", "--position", str(p)).stdout)["players"]
+    assert out["blue"]["a01"]["can_buy"] is True
+    assert out["orange"]["a01"]["can_buy"] is False and "needs" in out["orange"]["a01"]["shortfall"]
+    assert "yellow network of 4 tiles" in out["blue"]["b02"]["shortfall"]
+
+
+@pytest.mark.parametrize("mode", ["competitive", "cooperative", "team"])
+def test_selfplay_summary(mode):
+    r = run("selfplay", "--mode", mode, "--games", "3", "--seed", "4")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["games"] == 3 and sum(out["end_reasons"].values()) == 3 and out["violations"] == []
+    assert out["turns"]["min"] > 5
+
+
+def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
+    db = tmp_path / "demo.sqlite3"
+    r = run("demo", "--fast", "--no-web", "--seed", "2", "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    assert summary["result"]["reason"] and summary["events"] > 50
+    out = tmp_path / "game.json"
+    r = run("export", "--db", str(db), "--out", str(out))
+    exported = json.loads(out.read_text())
+    assert len(exported["events"]) == summary["events"] and exported["position"]["result"] == summary["result"]
