@@ -5,7 +5,7 @@ import pytest
 
 from companion.purchase import can_buy
 from companion.rules import apply, check
-from conftest import make_position
+from builders import make_position
 
 ROW = {(3, 0): "P03", (2, 0): "P03", (1, 0): "P03"}
 MARKET = {"a": ["a01", "a04", "a02"], "b": ["b01", "b05", "b07"]}

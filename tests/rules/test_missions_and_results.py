@@ -10,7 +10,7 @@ from companion.edition import load_edition
 from companion.hexgrid import Hex, direction_between
 from companion.outcome import final_result
 from companion.rules import apply
-from conftest import make_position
+from builders import make_position
 
 ED = load_edition()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from companion.rules import IllegalMove, apply, check
-from conftest import make_position
+from builders import make_position
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "positions"
 

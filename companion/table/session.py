@@ -1,0 +1,299 @@
+"""The game at the table, as the dashboard and the table loop share it.
+
+A :class:`TableSession` owns the :class:`~companion.game.Game` (with its SQLite log), the
+:class:`~companion.table.bus.EventBus`, and what the table still has to resolve: an illegal
+move waiting to be taken back, a question when two readings fit, corrections of spaces the
+camera misread.  Every method is thread-safe; every change is committed to the log first, then
+published.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion import economy
+from companion.edition import Edition, load_edition
+from companion.eventlog import EventLog
+from companion.game import Event, Game
+from companion.hexgrid import Hex
+from companion.moves import parse_move
+from companion.networks import MyceliumGraph
+from companion.position import Position, PositionError
+from companion.purchase import can_buy
+from companion.rules import REASONS, IllegalMove, Verdict
+from companion.setup import GameConfig, SetupError, new_game
+
+ACTION_SLOTS = {"place": "place or discard a tile", "move": "move the meeple", "remove": "remove a tile or rock",
+                "spore": "use the spore ability", "give": "give a nutrient", "buy": "buy a mushroom card"}
+
+
+class SessionError(ValueError):
+    """A table input that cannot be applied (bad question id, undo across a draw...)."""
+
+
+@dataclass
+class Question:
+    """Two or more readings fit what the camera saw: the table picks one."""
+
+    id: str
+    prompt: str
+    choices: list[dict[str, Any]]          # each {"label": str, "moves": [move, ...]}
+    on_answer: Callable[[int], None] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "prompt": self.prompt,
+                "choices": [{"label": c["label"], "moves": c.get("moves", [])} for c in self.choices]}
+
+
+class TableSession:
+    """The shared, thread-safe state of the table.
+
+    ``feedback(kind)`` is called with ``"illegal"`` or ``"ok"`` so the tile-bag reader can turn
+    its LED red and beep (the live table wires it to the reader's LED/beep commands).
+    """
+
+    def __init__(self, game: Game, bus=None, feedback: Callable[[str], None] | None = None):
+        from companion.table.bus import EventBus
+        self.lock = threading.RLock()
+        self.game = game
+        self.bus = bus or EventBus()
+        self.feedback = feedback or (lambda kind: None)
+        self.illegal: dict[str, Any] | None = None
+        self.question: Question | None = None
+        self.corrections: dict[Hex, dict[str, Any] | None] = {}
+        self.status: dict[str, str] = {"camera": "none", "reader": "none"}
+        self.counts = {"illegal_caught": 0, "legal_rejected": 0}
+        self.game.subscribe(self._on_game)
+
+    # --- construction -------------------------------------------------------------------
+    @classmethod
+    def start(cls, config: GameConfig, log: EventLog | None, seed: int | None = None, **kw) -> "TableSession":
+        """A new game set up from ``config`` (raises :class:`~companion.setup.SetupError`)."""
+        ed = load_edition(config.edition)
+        pos, _ = new_game(config, ed, random.Random(seed))
+        return cls(Game(pos, config, ed, log=log), **kw)
+
+    @property
+    def edition(self) -> Edition:
+        return self.game.edition
+
+    @property
+    def position(self) -> Position:
+        return self.game.position
+
+    def _on_game(self, kind: str, ev: Event | None, pos: Position) -> None:
+        data = {"event": ev.to_json() if ev else None, "active": pos.active, "result": pos.result}
+        self.bus.publish(kind, data)
+
+    # --- inputs ---------------------------------------------------------------------------
+    def submit(self, move: dict[str, Any], source: str = "dashboard") -> Verdict:
+        """Judge and, when legal, commit a move; an illegal one is held and announced.
+
+        Raises :class:`~companion.position.PositionError` for a malformed move (nothing
+        changes).
+        """
+        m = parse_move(move)
+        with self.lock:
+            verdict = self.game.check(m)
+            if not verdict.legal:
+                self.illegal = {"move": m.to_json(), "reason": verdict.reason, "message": verdict.message,
+                                "source": source, "explain": REASONS.get(verdict.reason or "", "")}
+                self.counts["illegal_caught"] += 1
+                self.bus.publish("illegal", self.illegal)
+                self.feedback("illegal")
+                return verdict
+            try:
+                self.game.play(m)
+            except IllegalMove as e:  # the position changed between check and play
+                return Verdict(False, e.reason, e.message)
+            if self.illegal is not None:
+                self.illegal = None
+                self.bus.publish("cleared", {"why": "a legal move was made"})
+            self.feedback("ok")
+            return verdict
+
+    def clear_illegal(self, why: str = "the board was put back") -> None:
+        """Forget the held illegal move (the pieces were put back as they were)."""
+        with self.lock:
+            if self.illegal is not None:
+                self.illegal = None
+                self.bus.publish("cleared", {"why": why})
+
+    def undo(self) -> Event:
+        """Take back the last move; never a bag draw (the tile is out of the bag for real).
+
+        Raises :class:`SessionError` when there is nothing to undo or the last event is a draw.
+        """
+        with self.lock:
+            if not self.game.events:
+                raise SessionError("nothing to undo")
+            last = self.game.events[-1]
+            if last.move["action"] == "draw":
+                raise SessionError("the last event is a tile drawn from the bag; a draw cannot be undone")
+            return self.game.undo()
+
+    def ask(self, prompt: str, choices: list[dict[str, Any]], on_answer: Callable[[int], None] | None = None) -> Question:
+        """Put a question to the table (two readings fit); the answer calls ``on_answer``."""
+        with self.lock:
+            self.question = Question(uuid.uuid4().hex[:8], prompt, choices, on_answer)
+            self.bus.publish("question", self.question.to_json())
+            return self.question
+
+    def answer(self, question_id: str, choice: int) -> None:
+        """Pick choice ``choice`` (0-based) of the open question; plays its moves in order.
+
+        Raises :class:`SessionError` for a stale id or a choice out of range.
+        """
+        with self.lock:
+            q = self.question
+            if q is None or q.id != question_id:
+                raise SessionError("that question is no longer open")
+            if not 0 <= choice < len(q.choices):
+                raise SessionError(f"choice must be 0 to {len(q.choices) - 1}")
+            self.question = None
+            self.bus.publish("answered", {"id": question_id, "choice": choice})
+            if q.on_answer is not None:
+                q.on_answer(choice)
+            else:
+                for mv in q.choices[choice].get("moves", []):
+                    self.submit(mv, source="answer")
+
+    def correct(self, at: tuple[int, int], content: dict[str, Any] | None) -> None:
+        """Record what really stands on a space the camera misread.
+
+        ``content``: ``{"kind": "tile", "paths": "P03"}``, ``{"kind": "rock"}``,
+        ``{"kind": "empty"}``, or ``None`` to trust the camera again.  The table loop reads
+        corrections in place of the camera for that space.  Raises :class:`SessionError` for an
+        off-board space or unknown content.
+        """
+        h = Hex(int(at[0]), int(at[1]))
+        if h not in self.edition.spaces:
+            raise SessionError(f"{list(at)} is not a space of the board")
+        if content is not None:
+            kind = content.get("kind")
+            if kind not in ("tile", "rock", "empty", "substrate", "tree"):
+                raise SessionError("content.kind must be tile, rock, empty, substrate or tree")
+            if kind == "tile":
+                from companion.tiles import TileCodeError, validate
+                try:
+                    content = {"kind": "tile", "paths": validate(str(content.get("paths")))}
+                except TileCodeError as e:
+                    raise SessionError(f"content.paths: {e}") from None
+        with self.lock:
+            if content is None:
+                self.corrections.pop(h, None)
+            else:
+                self.corrections[h] = content
+            self.bus.publish("correction", {"at": [h.q, h.r], "label": self.edition.label(h), "content": content})
+
+    def set_status(self, device: str, status: str, detail: str = "") -> None:
+        """Camera or reader status change (``ok``, ``stalled``, ``connected``...), announced."""
+        with self.lock:
+            if self.status.get(device) != status:
+                self.status[device] = status
+                self.bus.publish("status", {"device": device, "status": status, "detail": detail})
+
+    def new_game(self, config: GameConfig, log: EventLog | None, seed: int | None = None) -> None:
+        """Replace the game with a new one (the setup wizard); raises SetupError."""
+        ed = load_edition(config.edition)
+        pos, _ = new_game(config, ed, random.Random(seed))
+        with self.lock:
+            self.game = Game(pos, config, ed, log=log)
+            self.game.subscribe(self._on_game)
+            self.illegal = None
+            self.question = None
+            self.corrections.clear()
+            self.bus.publish("reset", {"reason": "new game"})
+
+    # --- views ------------------------------------------------------------------------------
+    def state(self, log_tail: int = 300) -> dict[str, Any]:
+        """Everything the dashboard shows, JSON-ready (see ``docs/dashboard.md``)."""
+        with self.lock:
+            pos = self.position
+            ed = self.edition
+            graph = MyceliumGraph(pos)
+            players = []
+            for p in pos.players:
+                c = p.color
+                spore = pos.spores.get(c)
+                players.append({
+                    "color": c, "team": p.team, "active": c == pos.active,
+                    "hand": list(pos.hands[c]), "nutrients": dict(pos.nutrients[c]),
+                    "nutrient_total": pos.nutrient_total(c), "nutrient_cap": ed.nutrient_cap,
+                    "cards": [self._card(cid) for cid in pos.cards[c]],
+                    "vp": economy.victory_points(pos, ed, c),
+                    "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at),
+                                                         "used": spore.used},
+                    "open_actions": [v for k, v in ACTION_SLOTS.items() if c == pos.active and k not in pos.taken
+                                     and "spore" not in pos.taken],
+                })
+            market = []
+            for deck in ("a", "b"):
+                for cid in pos.market[deck]:
+                    card = self._card(cid)
+                    card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
+                    market.append(card)
+            last_at = None
+            for ev in reversed(self.game.events):
+                mv = ev.move
+                if mv.get("at") is not None or mv.get("to") is not None:
+                    last_at = mv.get("at") or mv.get("to")
+                    break
+            return {
+                "seq": self.bus.last_id,
+                "game": self.game.game_id,
+                "position": pos.to_json(),
+                "board": {"radius": ed.radius, "spaces": [{"at": [h.q, h.r], "label": ed.label(h)} for h in sorted(ed.spaces)],
+                          "outermost": [[h.q, h.r] for h in sorted(ed.outermost)],
+                          "trees": {f"{h.q},{h.r}": tid for h, tid in economy.tree_ids(pos, ed).items()}},
+                "players": players,
+                "market": market,
+                "decks": dict(pos.decks),
+                "bag": pos.bag,
+                "missions": [vars(m) for m in economy.missions(pos, ed, graph)],
+                "targets": self._targets(pos, ed),
+                "networks": [{"color": n.color, "spaces": [[h.q, h.r] for h in sorted(n.spaces)], "spores": list(n.spores)}
+                             for n in graph.networks],
+                "log": [{"seq": e.seq, "text": e.notes[0] if e.notes else "", "notes": e.notes[1:], "move": e.move}
+                        for e in self.game.events[-log_tail:]],
+                "last_move_at": last_at,
+                "illegal": self.illegal,
+                "question": self.question.to_json() if self.question else None,
+                "corrections": [{"at": [h.q, h.r], "content": c} for h, c in self.corrections.items()],
+                "status": dict(self.status),
+                "result": pos.result,
+                "undo_allowed": bool(self.game.events) and self.game.events[-1].move["action"] != "draw",
+            }
+
+    def _card(self, cid: str) -> dict[str, Any]:
+        card = self.edition.cards.get(cid)
+        if card is None:
+            return {"id": cid, "name": cid, "vp": 0}
+        return {"id": cid, "name": card.name, "deck": card.deck, "vp": card.vp,
+                "mycelia": {"color": card.mycelia_color, "count": card.mycelia_count},
+                "nutrients": card.nutrients, "nutrients_by_meeple": card.nutrients_by_meeple, "effect": card.effect}
+
+    @staticmethod
+    def _targets(pos: Position, ed: Edition) -> dict[str, Any]:
+        if pos.mode == "cooperative":
+            vp = sum(economy.victory_points(pos, ed, c) for c in pos.colors)
+            return {"vp": vp, "target": ed.cooperative_vp.get(pos.difficulty or "easy")}
+        if pos.mode == "team":
+            teams: dict[str, int] = {}
+            for p in pos.players:
+                teams[p.team] = teams.get(p.team, 0) + economy.victory_points(pos, ed, p.color)
+            return {"teams": teams, "target": ed.team_vp}
+        return {"scores": {c: economy.victory_points(pos, ed, c) for c in pos.colors}, "target": ed.competitive_vp}
+
+
+def parse_table_move(doc: Any) -> dict[str, Any]:
+    """Check a move document from the dashboard; raises PositionError naming the field."""
+    return parse_move(doc).to_json()
+
+
+__all__ = ["TableSession", "SessionError", "Question", "PositionError", "SetupError", "parse_table_move"]

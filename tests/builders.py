@@ -1,0 +1,56 @@
+"""Build positions for tests in one line, through the JSON parser."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.position import Position
+
+
+def make_position(tiles: dict | None = None, rocks=(), trees: dict | None = None, substrates: dict | None = None,
+                  spores: dict | None = None, meeples: dict | None = None, hands: dict | None = None,
+                  nutrients: dict | None = None, players=("blue", "orange"), active: str = "blue",
+                  mode: str = "competitive", taken=(), bag: int = 40, cards: dict | None = None,
+                  market: dict | None = None, difficulty: str | None = None, missions=(),
+                  options: dict | None = None, teams: dict | None = None, decks: dict | None = None) -> Position:
+    """A position from compact Python values, through the JSON parser.
+
+    ``tiles``: {(q, r): "P03"}; ``trees``: {(q, r): [slots]} or a list of spaces;
+    ``substrates``: {(q, r): "wood"}; ``spores``: {"blue": (q, r)} or {"blue": ((q, r), used)}.
+    Spores default to blue (4, 0) and orange (-4, 0) with meeples on them.
+    """
+    spores = spores if spores is not None else {"blue": (4, 0), "orange": (-4, 0)}
+    sp = {}
+    for c, v in spores.items():
+        if v is None:
+            continue  # not placed yet (first round)
+        elif isinstance(v[0], tuple) or v[0] is None:
+            sp[c] = {"at": None if v[0] is None else list(v[0]), "used": v[1]}
+        else:
+            sp[c] = {"at": list(v), "used": False}
+    if meeples is None:
+        meeples = {c: (tuple(sp[c]["at"]) if c in sp and sp[c]["at"] else None) for c in players}
+    if isinstance(trees, (list, tuple)):
+        trees = {t: [None] * 4 for t in trees}
+    doc: dict[str, Any] = {
+        "edition": "default", "mode": mode, "difficulty": difficulty,
+        "players": [{"color": c, "team": (teams or {}).get(c)} for c in players],
+        "active": active, "turn": {"taken": list(taken)},
+        "board": {
+            "tiles": [{"at": list(h), "paths": p} for h, p in (tiles or {}).items()],
+            "rocks": [list(h) for h in rocks],
+            "trees": [{"at": list(h), "mycorrhizae": s} for h, s in (trees or {}).items()],
+            "substrates": [{"at": list(h), "kind": k} for h, k in (substrates or {}).items()],
+            "spores": sp,
+            "meeples": {c: (list(h) if h is not None else None) for c, h in meeples.items()},
+        },
+        "hands": hands or {c: ["P03", "Y03", "ROCK"] for c in players},
+        "bag": bag,
+        "nutrients": {c: {"pink": 0, "yellow": 0, "white": 0, **(nutrients or {}).get(c, {})} for c in players},
+        "cards": {c: list((cards or {}).get(c, [])) for c in players},
+        "market": market or {"a": [], "b": []},
+        "decks": decks or {"a": 0, "b": 0},
+        "missions": list(missions),
+        "options": options or {},
+    }
+    return Position.from_json(doc)
