@@ -1,1 +1,63 @@
-"""The tablet dashboard (Flask app factory and blueprints)."""
+"""The tablet dashboard: a Flask app over a :class:`~companion.table.session.TableSession`.
+
+Layout follows Flask's tutorial: :func:`create_app` is the application factory, the pages and
+the JSON API are blueprints (:mod:`web.pages`, :mod:`web.api`), and :func:`serve` runs the app
+in a background thread for the table loop (:mod:`web.server`).
+
+Viewers read; every change needs the table PIN (printed when the server starts) and a
+per-browser CSRF token (see :mod:`web.auth`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from typing import Any
+
+from flask import Flask
+
+from web.auth import TablePin
+
+__all__ = ["create_app", "serve"]
+
+
+def create_app(session, pin: str | None = None, *, join_url: str | None = None,
+               secret_key: bytes | None = None, config: dict[str, Any] | None = None) -> Flask:
+    """Build the dashboard app for ``session``.
+
+    ``pin``: the table PIN (4 to 8 digits); a random 6-digit one when ``None`` (read it back
+    from ``app.extensions["table_pin"].pin``).  ``join_url``: the address encoded in the QR
+    code (defaults to the address the browser used).  ``secret_key`` signs the cookie that
+    holds a browser's CSRF token and unlocked state; random per process when ``None``, so a
+    restart locks every tablet again.  Raises ``ValueError`` for a malformed PIN.
+    """
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=secret_key or secrets.token_bytes(32),
+        SESSION_COOKIE_NAME="mycelium_table",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        JSON_SORT_KEYS=False,
+        MAX_CONTENT_LENGTH=64 * 1024,
+        SSE_KEEPALIVE_S=15.0,
+        SSE_POLL_S=0.5,
+        JOIN_URL=join_url,
+        SEND_FILE_MAX_AGE_DEFAULT=300,
+    )
+    if config:
+        app.config.update(config)
+    app.extensions["table_session"] = session
+    app.extensions["table_pin"] = TablePin(pin)
+    app.extensions["table_stopping"] = threading.Event()
+
+    from web import api, pages
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    api.register_error_handlers(app)
+    return app
+
+
+def serve(session, host: str = "127.0.0.1", port: int = 8080, pin: str | None = None, **kw):
+    """Run the dashboard for ``session`` in a background thread; see :func:`web.server.serve`."""
+    from web.server import serve as _serve
+    return _serve(session, host=host, port=port, pin=pin, **kw)

@@ -1,0 +1,335 @@
+"""The JSON API: the state, the live event stream, replay, and every table input.
+
+Reads (``GET``) are open to every viewer.  Table inputs are ``POST`` with a JSON body and go
+through :func:`web.auth.table_input`.  A refused input answers 4xx with
+``{"ok": false, "error": code, "message": sentence}`` and changes nothing; an accepted one
+answers ``{"ok": true, ...}``.  Moves proposed from the dashboard are judged before they are
+committed: an illegal one is refused (409 with the rules' reason code), not held on the board.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from companion import rules
+from companion.edition import DIFFICULTIES, load_edition
+from companion.moves import parse_move
+from companion.options import DEFAULTS as OPTION_DEFAULTS, DESCRIPTIONS as OPTION_DESCRIPTIONS
+from companion.position import DEFAULT_COLORS, MODES, PositionError
+from companion.setup import GameConfig, SetupError
+from companion.table.session import SessionError
+from web import auth
+from web.auth import ApiError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _session():
+    return current_app.extensions["table_session"]
+
+
+def register_error_handlers(app) -> None:
+    """Every error under ``/api`` answers JSON, never an HTML page."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(e: ApiError):
+        return jsonify(e.to_json()), e.status
+
+    @app.errorhandler(HTTPException)
+    def _http_error(e: HTTPException):
+        if request.path.startswith("/api/"):
+            return jsonify({"ok": False, "error": e.name.lower().replace(" ", "_"), "message": e.description}), e.code
+        return e
+
+
+def _body() -> dict[str, Any]:
+    doc = request.get_json(silent=True)
+    if not isinstance(doc, dict):
+        raise ApiError(400, "bad_json", "The body must be a JSON object.")
+    return doc
+
+
+# --- reads ---------------------------------------------------------------------------------
+@bp.get("/state")
+def state():
+    """Everything the page shows (``TableSession.state()``) plus ``viewer``: whether this
+    browser is unlocked."""
+    doc = _session().state()
+    doc["viewer"] = {"unlocked": auth.is_unlocked()}
+    return jsonify(doc)
+
+
+@bp.get("/setup")
+def setup_options():
+    """What the setup wizard offers: modes, difficulties (tree layouts), colours, options."""
+    ed = load_edition(_session().edition.name)
+    return jsonify({
+        "modes": list(MODES), "difficulties": list(DIFFICULTIES), "colors": list(DEFAULT_COLORS),
+        "players": sorted(ed.bag_by_players),
+        "trees": {d: [{"id": tid, "at": [h.q, h.r], "label": ed.label(h)} for tid, h in ed.tree_layouts[d]]
+                  for d in DIFFICULTIES},
+        "options": [{"name": k, "default": v, "text": OPTION_DESCRIPTIONS.get(k, "")} for k, v in OPTION_DEFAULTS.items()],
+    })
+
+
+@bp.get("/replay/<int:seq>")
+def replay(seq: int):
+    """The position after the first ``seq`` events (0 = after setup), for step-through replay.
+
+    404 JSON when ``seq`` is past the last event.
+    """
+    s = _session()
+    with s.lock:
+        game = s.game
+        events = list(game.events)
+        if not 0 <= seq <= len(events):
+            raise ApiError(404, "no_such_move", f"The game has {len(events)} moves; ask for 0 to {len(events)}.")
+        pos = _replay_cache(game, events, seq)
+    ev = events[seq - 1] if seq else None
+    at = None
+    if ev is not None:
+        at = ev.move.get("at") or ev.move.get("to")
+    return jsonify({"seq": seq, "of": len(events), "position": pos.to_json(),
+                    "text": ev.notes[0] if ev and ev.notes else "set-up", "notes": ev.notes[1:] if ev else [],
+                    "move": ev.move if ev else None, "last_move_at": at})
+
+
+def _replay_cache(game, events, seq):
+    """Fold the game's moves up to ``seq``, reusing the positions already folded for the same
+    event objects (an undo or a new game invalidates the rest)."""
+    cache = current_app.extensions.setdefault("replay_cache", {"game": None, "events": [], "positions": []})
+    if cache["game"] is not game:
+        cache.update(game=game, events=[], positions=[game.initial])
+    known = 0
+    while known < min(len(cache["events"]), seq) and cache["events"][known] is events[known]:
+        known += 1
+    del cache["events"][known:]
+    del cache["positions"][known + 1:]
+    pos = cache["positions"][known]
+    for ev in events[known:seq]:
+        pos = rules.apply(pos, ev.move, game.edition).position
+        cache["events"].append(ev)
+        cache["positions"].append(pos)
+    return cache["positions"][seq]
+
+
+@bp.get("/events")
+def events():
+    """Server-sent events: every bus message as ``id: N`` / ``data: {"kind", "data", "ts"}``.
+
+    Starts after ``Last-Event-ID`` (the browser sends it when it reconnects) or the ``last``
+    query parameter, else from now.  A client too far behind gets a ``reset`` message (reload
+    the state).  A comment line keeps idle connections open.
+    """
+    s = _session()
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last")
+    try:
+        last = int(raw) if raw not in (None, "") else s.bus.last_id
+    except ValueError:
+        raise ApiError(400, "bad_last_event_id", "Last-Event-ID must be a message number.") from None
+    stopping = current_app.extensions["table_stopping"]
+    keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
+    poll = float(current_app.config["SSE_POLL_S"])
+
+    def stream():
+        nonlocal last
+        yield "retry: 1000\n\n"
+        quiet_since = time.monotonic()
+        while not stopping.is_set():
+            msgs = s.bus.wait(last, poll)
+            if msgs:
+                out = []
+                for m in msgs:
+                    payload = json.dumps({"kind": m.kind, "data": m.data, "ts": m.ts}, separators=(",", ":"))
+                    out.append(f"id: {m.id}\ndata: {payload}\n\n")
+                    last = max(last, m.id)
+                yield "".join(out)
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= keepalive:
+                yield ": keepalive\n\n"
+                quiet_since = time.monotonic()
+
+    return Response(stream(), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+# --- the PIN -------------------------------------------------------------------------------
+@bp.post("/unlock")
+@auth.table_input(require_pin=False)
+def unlock():
+    """``{"pin": "123456"}``: unlock this browser (403 wrong PIN, 429 after repeated failures)."""
+    auth.unlock(_body().get("pin"))
+    return jsonify({"ok": True, "unlocked": True})
+
+
+@bp.post("/lock")
+@auth.table_input(require_pin=False)
+def lock():
+    """Lock this browser again (viewing only)."""
+    auth.lock()
+    return jsonify({"ok": True, "unlocked": False})
+
+
+# --- moves ----------------------------------------------------------------------------------
+def _commit(doc: dict[str, Any]):
+    """Judge and commit a move proposed from the dashboard; 400 malformed, 409 illegal."""
+    s = _session()
+    try:
+        move = parse_move(doc)
+    except PositionError as e:
+        raise ApiError(400, "bad_move", str(e)) from None
+    with s.lock:
+        verdict = s.game.check(move)
+        if not verdict.legal:
+            raise ApiError(409, verdict.reason or "illegal", verdict.message,
+                           explain=rules.REASONS.get(verdict.reason or "", ""))
+        verdict = s.submit(move.to_json(), source="dashboard")
+        if not verdict.legal:  # pragma: no cover - checked under the same lock
+            raise ApiError(409, verdict.reason or "illegal", verdict.message)
+        ev = s.game.events[-1]
+    return jsonify({"ok": True, "event": ev.to_json(), "seq": s.bus.last_id})
+
+
+def _player(doc: dict[str, Any]) -> str:
+    p = doc.get("player")
+    return _session().position.active if p in (None, "") else p
+
+
+@bp.post("/move")
+@auth.table_input()
+def move():
+    """``{"move": {...}}``: any move of ``docs/position.md``."""
+    doc = _body().get("move")
+    if not isinstance(doc, dict):
+        raise ApiError(400, "bad_move", "move: must be a move object (docs/position.md)")
+    return _commit(doc)
+
+
+@bp.post("/buy")
+@auth.table_input()
+def buy():
+    """Confirm a purchase: ``{"card": "a04", "tiles"?: [[q, r], ...], "player"?}``; without
+    ``tiles`` the rules pick payable ones."""
+    doc = _body()
+    mv = {"player": _player(doc), "action": "buy", "card": doc.get("card")}
+    for k in ("tiles", "spore_to", "refill"):
+        if doc.get(k) is not None:
+            mv[k] = doc[k]
+    return _commit(mv)
+
+
+@bp.post("/give")
+@auth.table_input()
+def give():
+    """``{"to": "orange", "nutrients": {"pink": 1}, "player"?}``."""
+    doc = _body()
+    return _commit({"player": _player(doc), "action": "give", "to": doc.get("to"), "nutrients": doc.get("nutrients")})
+
+
+@bp.post("/swap")
+@auth.table_input()
+def swap():
+    """``{"give": "pink", "take": "white", "player"?}``."""
+    doc = _body()
+    return _commit({"player": _player(doc), "action": "swap", "give": doc.get("give"), "take": doc.get("take")})
+
+
+@bp.post("/end-turn")
+@auth.table_input()
+def end_turn():
+    """End the active player's turn."""
+    return _commit({"player": _player(_body()), "action": "end_turn"})
+
+
+# --- other table inputs ----------------------------------------------------------------------
+@bp.post("/undo")
+@auth.table_input()
+def undo():
+    """Take back the last move; 409 when it is a bag draw or there is none."""
+    _body()
+    s = _session()
+    try:
+        ev = s.undo()
+    except SessionError as e:
+        raise ApiError(409, "cannot_undo", str(e)) from None
+    return jsonify({"ok": True, "undone": ev.to_json() if ev else None, "seq": s.bus.last_id})
+
+
+@bp.post("/correct")
+@auth.table_input()
+def correct():
+    """``{"at": [q, r], "content": {"kind": "tile", "paths": "P03"} | {"kind": "rock"} |
+    {"kind": "empty"} | null}``: what really stands on a space the camera misread."""
+    doc = _body()
+    at = doc.get("at")
+    if not (isinstance(at, list) and len(at) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in at)):
+        raise ApiError(400, "bad_space", "at: must be an axial coordinate [q, r] of two integers")
+    if "content" not in doc:
+        raise ApiError(400, "bad_content", "content: give what stands there, or null to trust the camera again")
+    content = doc["content"]
+    if content is not None and not isinstance(content, dict):
+        raise ApiError(400, "bad_content", "content: must be an object such as {\"kind\": \"rock\"} or null")
+    s = _session()
+    try:
+        s.correct(at, content)
+    except SessionError as e:
+        raise ApiError(400, "bad_correction", str(e)) from None
+    return jsonify({"ok": True, "seq": s.bus.last_id})
+
+
+@bp.post("/answer")
+@auth.table_input()
+def answer():
+    """``{"id": "ab12cd34", "choice": 0}``: answer the open question."""
+    doc = _body()
+    choice = doc.get("choice")
+    if not isinstance(choice, int) or isinstance(choice, bool):
+        raise ApiError(400, "bad_choice", "choice: must be the number of a choice (0, 1, ...)")
+    s = _session()
+    try:
+        s.answer(str(doc.get("id")), choice)
+    except SessionError as e:
+        raise ApiError(409, "bad_answer", str(e)) from None
+    return jsonify({"ok": True, "seq": s.bus.last_id})
+
+
+@bp.post("/clear-illegal")
+@auth.table_input()
+def clear_illegal():
+    """The pieces of the held illegal move were put back."""
+    _body()
+    s = _session()
+    s.clear_illegal("put back at the table")
+    return jsonify({"ok": True, "seq": s.bus.last_id})
+
+
+@bp.post("/new-game")
+@auth.table_input()
+def new_game():
+    """The setup wizard: ``{"players": [...turn order], "mode", "difficulty", "teams"?,
+    "options"?}``; 400 naming the field for a set-up the rules do not allow."""
+    doc = _body()
+    players = doc.get("players")
+    if not (isinstance(players, list) and players and all(isinstance(p, str) for p in players)):
+        raise ApiError(400, "bad_setup", "players: list the meeple colours in turn order")
+    teams = doc.get("teams")
+    if teams is not None and not isinstance(teams, dict):
+        raise ApiError(400, "bad_setup", "teams: must map each colour to a team name")
+    options = doc.get("options") or {}
+    if not isinstance(options, dict):
+        raise ApiError(400, "bad_setup", "options: must be an object")
+    config = GameConfig(players=players, mode=str(doc.get("mode", "competitive")),
+                        difficulty=str(doc.get("difficulty", "easy")),
+                        teams=teams if doc.get("mode") == "team" else None, options=options)
+    s = _session()
+    try:
+        config.check(s.edition)
+        s.new_game(config, s.game.log)
+    except SetupError as e:
+        raise ApiError(400, "bad_setup", str(e)) from None
+    return jsonify({"ok": True, "seq": s.bus.last_id})

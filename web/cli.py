@@ -1,0 +1,64 @@
+"""``mycelium-companion serve``: the dashboard over a bot-driven demo game."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def register(sub) -> None:
+    """Add the ``serve`` subcommand to the top-level parser's subparsers."""
+    p = sub.add_parser("serve", help="the tablet dashboard over a bot demo game",
+                       description="Serve the tablet dashboard while bots play a demo game. Prints the "
+                                   "address, a QR code to join and the table PIN.")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for the table's Wi-Fi)")
+    p.add_argument("--port", type=int, default=8080, help="TCP port (default 8080; 0 picks a free one)")
+    p.add_argument("--pin", help="table PIN, 4 to 8 digits (default: a random 6-digit PIN)")
+    p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
+    p.add_argument("--players", type=int, choices=[1, 2, 3, 4], default=3)
+    p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--pace", type=float, default=1.0, help="seconds between bot moves (default 1.0)")
+    p.add_argument("--no-bots", action="store_true", help="serve the game without bots playing it")
+    p.add_argument("--loop", type=float, default=None, metavar="S",
+                   help="start a new game S seconds after each result")
+    p.add_argument("--db", help="SQLite game log (default: the demo's log)")
+    p.add_argument("--no-qr", action="store_true", help="do not draw the QR code in the terminal")
+    p.set_defaults(func=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from companion.commands import default_db
+    from companion.eventlog import EventLog, EventLogError
+    from companion.setup import SetupError
+    from web.demo import DemoDriver, demo_session
+    from web.server import serve
+
+    try:
+        log = EventLog(args.db or default_db())
+        session = demo_session(args.mode, args.players, args.seed, log, args.difficulty)
+    except (EventLogError, SetupError) as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        return 2
+    try:
+        srv = serve(session, host=args.host, port=args.port, pin=args.pin, qr=not args.no_qr)
+    except ValueError as e:
+        print(f"mycelium-companion: --pin: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"mycelium-companion: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 1
+    driver = None if args.no_bots else DemoDriver(session, seed=args.seed, pace=args.pace, loop=args.loop).start()
+    print("Press Ctrl+C to stop.", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if driver:
+            driver.stop()
+        srv.shutdown()
+    return 0

@@ -1,0 +1,114 @@
+"""Run the dashboard in a background thread, so the table loop can embed it.
+
+>>> srv = serve(session, host="0.0.0.0", port=8080)   # prints the URL, the QR code and the PIN
+>>> ...                                                # the table loop runs
+>>> srv.shutdown()
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import sys
+import threading
+from typing import TextIO
+
+from werkzeug.serving import make_server
+
+from web.qr import qr_text
+
+ANY_HOSTS = ("0.0.0.0", "::", "")
+
+
+def lan_address() -> str | None:
+    """This machine's first non-loopback IPv4 address from its own host name, or ``None``.
+
+    Sends no packet: it only resolves the local host name.
+    """
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        return None
+    for info in infos:
+        ip = info[4][0]
+        if not ip.startswith("127."):
+            return ip
+    return None
+
+
+def public_url(host: str, port: int) -> str:
+    """The address to give tablets for a server bound to ``host``:``port``."""
+    if host in ANY_HOSTS:
+        host = lan_address() or socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
+class DashboardServer:
+    """A running dashboard: ``url``, ``port``, ``pin``, ``app``; :meth:`shutdown` stops it.
+
+    Raises ``OSError`` at construction when the port cannot be bound (in use, no permission).
+    """
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080):
+        self.app = app
+        self.host = host
+        self._server = make_server(host, port, app, threaded=True)
+        self._server.daemon_threads = True
+        self.port = self._server.server_port
+        if not app.config.get("JOIN_URL"):
+            app.config["JOIN_URL"] = public_url(host, self.port)
+        self.url = app.config["JOIN_URL"]
+        self.local_url = f"http://{'127.0.0.1' if host in ANY_HOSTS else host}:{self.port}/"
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
+                                        name="dashboard", daemon=True)
+
+    @property
+    def pin(self) -> str:
+        return self.app.extensions["table_pin"].pin
+
+    def start(self) -> "DashboardServer":
+        self._thread.start()
+        return self
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Stop accepting requests, end the event streams, and wait up to ``timeout`` s."""
+        self.app.extensions["table_stopping"].set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout)
+
+    def banner(self, qr: bool = True) -> str:
+        """What to print at start-up: the address, the QR code and the PIN."""
+        lines = [f"Dashboard: {self.url}"]
+        if qr:
+            lines.append(qr_text(self.url))
+        lines.append(f"Table PIN: {self.pin}   (viewers need no PIN; every change does)")
+        return "\n".join(lines)
+
+    def __enter__(self) -> "DashboardServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.shutdown()
+
+
+def serve(session, host: str = "127.0.0.1", port: int = 8080, pin: str | None = None, *,
+          announce: bool = True, qr: bool = True, out: TextIO | None = None, quiet_log: bool = True,
+          **app_kw) -> DashboardServer:
+    """Start the dashboard for ``session`` on ``host``:``port`` (0 picks a free port) in a
+    daemon thread and return the :class:`DashboardServer`.
+
+    ``announce`` prints :meth:`DashboardServer.banner` to ``out`` (stdout).  ``quiet_log``
+    silences the per-request log lines.  Raises ``OSError`` if the port cannot be bound and
+    ``ValueError`` for a malformed PIN.
+    """
+    from web import create_app
+    if quiet_log:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    app = create_app(session, pin=pin, **app_kw)
+    srv = DashboardServer(app, host, port).start()
+    if announce:
+        print(srv.banner(qr=qr), file=out or sys.stdout, flush=True)
+    return srv
