@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     import firmware_bridge.cli
     firmware_bridge.cli.register(sub)
+    import web.cli
+    web.cli.register(sub)
     return parser
 
 
