@@ -75,7 +75,8 @@ class DemoDriver:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop after the current move; waits up to ``timeout`` s."""
         self._stop.set()
-        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
 
     def _pause(self, s: float | None = None) -> None:
         self._stop.wait(self.pace if s is None else s)

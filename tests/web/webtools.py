@@ -1,0 +1,48 @@
+"""Helpers for the dashboard tests: bots to move the game on, legal moves to try, and a
+browser-like test client (cookie jar + CSRF token)."""
+
+from __future__ import annotations
+
+import re
+
+from companion.movegen import legal_moves
+from companion.selfplay import BotTable
+
+PIN = "4321"
+
+
+def play_turns(session, turns: int, seed: int = 7) -> BotTable:
+    """Bots play ``turns`` turns of ``session``'s game (through the game, as the table loop would)."""
+    table = BotTable.from_game(session.game, seed, check_invariants=False)
+    table.world()
+    for _ in range(turns):
+        if table.position.result is not None:
+            break
+        table.play_turn()
+    return table
+
+
+def legal(session, action: str) -> list[dict]:
+    """The active player's legal moves of ``action`` right now."""
+    return [m for m in legal_moves(session.position, session.edition) if m["action"] == action]
+
+
+class Browser:
+    """A Flask test client that behaves like the dashboard page: it loads ``/`` to get its
+    cookie and CSRF token, then POSTs JSON with the token."""
+
+    def __init__(self, app):
+        self.client = app.test_client()
+        page = self.client.get("/").get_data(as_text=True)
+        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+
+    def get(self, path, **kw):
+        return self.client.get(path, **kw)
+
+    def post(self, path, body=None, csrf=True, headers=None, **kw):
+        h = {"X-CSRF-Token": self.csrf} if csrf else {}
+        h.update(headers or {})
+        return self.client.post(path, json={} if body is None else body, headers=h, **kw)
+
+    def unlock(self, pin=PIN):
+        return self.post("/api/unlock", {"pin": pin})
