@@ -169,8 +169,9 @@
     renderActions(pos);
     renderSpacePanel();
     const lock = $("#btn-lock");
-    lock.textContent = unlocked() ? "Lock" : "Unlock PIN";
+    lock.textContent = unlocked() ? "Lock" : "Unlock";
     lock.dataset.locked = unlocked() ? "0" : "1";
+    if (!document.body.dataset.rendered) document.body.dataset.firstRenderMs = performance.now().toFixed(1);
     document.body.dataset.rendered = "1";
   }
 
