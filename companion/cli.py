@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     from companion import commands
     commands.register(sub)
 
+    import companion.table.cli
+    companion.table.cli.register(sub)
+
     import calibration.cli
     calibration.cli.register(sub)
 

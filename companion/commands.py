@@ -1,5 +1,5 @@
 """The rules-core subcommands of ``mycelium-companion``: check-move, legal-moves, afford,
-selfplay, show, export and the terminal demo."""
+selfplay, show and export."""
 
 from __future__ import annotations
 
@@ -169,11 +169,6 @@ def default_db() -> str:
     return os.path.join(base, "mycelium-companion", "games.sqlite3")
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from companion.demo import run_demo
-    return run_demo(args)
-
-
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add the rules-core subcommands to the top-level parser."""
     p = sub.add_parser("check-move", help="judge one move in a position (JSON out, exit 0 either way)")
@@ -207,15 +202,3 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--game", default=None, help="game id (default: the newest)")
     p.add_argument("--out", default=None, help="output file (default: stdout)")
     p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("demo", help="a bot game on the simulated table, move by move")
-    p.add_argument("--fast", action="store_true", help="no pauses; end with one JSON summary line")
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
-    p.add_argument("--players", type=int, choices=[2, 3, 4], default=2)
-    p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
-    p.add_argument("--pace", type=float, default=0.25, help="seconds between moves (default 0.25)")
-    p.add_argument("--db", default=None, help="game log (default: a file under ~/.local/share; ':memory:' for none)")
-    p.add_argument("--resume", action="store_true", help="continue the newest game in the log")
-    p.add_argument("--no-web", action="store_true", help="do not start the dashboard")
-    p.set_defaults(func=cmd_demo)

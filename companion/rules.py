@@ -254,7 +254,15 @@ def _validate(b: Board, m: Move) -> None:
         raise IllegalMove("game_over", "The game is over: " + str(pos.result.get("reason", "")))
     if m.player != TABLE and m.player not in pos.colors:
         raise IllegalMove("unknown_player", f"{m.player} is not playing (players: {', '.join(pos.colors)}).")
-    if m.action in TURN_ACTIONS:
+    if m.action == "draw" and pos.in_setup:
+        # Rulebook 3: before the game every player draws 3 tiles; the bag reader cannot tell who
+        # drew, so opening draws fill the hands in turn order.
+        short = next((c for c in pos.colors if len(pos.hands[c]) < 3), None)
+        if short is None:
+            raise IllegalMove("hand_full", "Every player already holds 3 tiles; place the spores.")
+        if m.player != short:
+            raise IllegalMove("not_your_turn", f"The next tile drawn goes to {short}'s hand.")
+    elif m.action in TURN_ACTIONS:
         if pos.in_setup:
             raise IllegalMove("setup_incomplete", "Every player places a spore before the first turn.")
         if m.player != pos.active:
@@ -278,6 +286,9 @@ def _hand_index(hand: list[str], code: str) -> int | None:
 
 def _v_spore(b: Board, m: Move) -> None:
     pos = b.pos
+    short = next((c for c in pos.colors if len(pos.hands[c]) < 3 and pos.bag > 0), None)
+    if short is not None:
+        raise IllegalMove("setup_incomplete", f"Every player draws 3 tiles first ({short} has {len(pos.hands[short])}).")
     if not pos.in_setup:
         raise IllegalMove("action_already_taken", "Spores are placed in the first round only; use 'relocate' for a displaced spore.")
     if m.player != pos.active:

@@ -105,11 +105,13 @@ class Supplies:
         return pile.pop()
 
 
-def new_game(config: GameConfig, edition: Edition, rng: random.Random) -> tuple[Position, Supplies]:
+def new_game(config: GameConfig, edition: Edition, rng: random.Random, deal: bool = True) -> tuple[Position, Supplies]:
     """Set up a game: trees from the difficulty's card, 2 wood + 2 soil substrates, the bag for
     the player count, 3 face-up cards per deck and 3 tiles per hand (rulebook 2, 3).
 
-    Raises :class:`SetupError` for an impossible configuration.
+    ``deal=False`` sets up a real table instead: hands empty (the players draw through the
+    bag reader), substrates and face-up cards still to be placed (seen by the camera, turned up
+    on the dashboard).  Raises :class:`SetupError` for an impossible configuration.
     """
     config.check(edition)
     n = len(config.players)
@@ -123,6 +125,9 @@ def new_game(config: GameConfig, edition: Edition, rng: random.Random) -> tuple[
         rng.shuffle(pile)
     supplies = Supplies(bag=[], tokens=tokens, decks={}, rng=rng)
     for kind, count in edition.substrates_on_board.items():
+        if not deal:
+            pos.pending_substrates += [kind] * count
+            continue
         placed = 0
         while placed < count:
             at = supplies.draw_token(kind, edition)
@@ -135,7 +140,7 @@ def new_game(config: GameConfig, edition: Edition, rng: random.Random) -> tuple[
     rng.shuffle(bag)
     supplies.bag = bag
     for c in config.players:
-        pos.hands[c] = [supplies.draw_tile() for _ in range(3)]
+        pos.hands[c] = [supplies.draw_tile() for _ in range(3)] if deal else []
         pos.nutrients[c] = {"pink": 0, "yellow": 0, "white": 0}
         pos.cards[c] = []
         pos.meeples[c] = None
@@ -144,7 +149,7 @@ def new_game(config: GameConfig, edition: Edition, rng: random.Random) -> tuple[
     for deck in ("a", "b"):
         ids = [c.id for c in edition.deck(deck)]
         rng.shuffle(ids)
-        pos.market[deck] = [ids.pop() for _ in range(min(3, len(ids)))]
+        pos.market[deck] = [ids.pop() for _ in range(min(3, len(ids)))] if deal else []
         supplies.decks[deck] = ids
         pos.decks[deck] = len(ids)
     return pos, supplies

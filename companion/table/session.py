@@ -68,6 +68,8 @@ class TableSession:
         self.corrections: dict[Hex, dict[str, Any] | None] = {}
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
+        self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
+        """Called with every move typed on the dashboard (the recorder keeps them for replay)."""
         self.game.subscribe(self._on_game)
 
     # --- construction -------------------------------------------------------------------
@@ -98,6 +100,9 @@ class TableSession:
         changes).
         """
         m = parse_move(move)
+        if source == "dashboard":
+            for hook in self.input_hooks:
+                hook(m.to_json())
         with self.lock:
             verdict = self.game.check(m)
             if not verdict.legal:

@@ -18,6 +18,7 @@ import numpy as np
 from calibration.intrinsics import Intrinsics
 from companion.vision.errors import BoardNotFoundError
 from companion.vision.geometry import BoardGeometry
+from companion.vision.markers import MarkerFinder
 
 AGREE_PX = 3.0
 """Largest marker corner shift (px) still counted as the same board position."""
@@ -94,23 +95,14 @@ class BoardTracker:
     def __init__(self, geo: BoardGeometry, intrinsics: Intrinsics | None = None):
         self.geo = geo
         self.intrinsics = intrinsics
-        params = cv2.aruco.DetectorParameters()
-        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-        self._detector = cv2.aruco.ArucoDetector(geo.aruco_dictionary(), params)
+        self.finder = MarkerFinder(geo)
         self._ids = {m.id for m in geo.markers}
         self.current: Registration | None = None
         self.last_event = ""
 
     def detect(self, gray: np.ndarray, offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
         """Board markers in ``gray`` (uint8 (h, w)): id -> float32 (4, 2) corners in px."""
-        corners, ids, _ = self._detector.detectMarkers(gray)
-        out: dict[int, np.ndarray] = {}
-        if ids is None:
-            return out
-        for c, i in zip(corners, ids.ravel()):
-            if int(i) in self._ids and int(i) not in out:
-                out[int(i)] = c.reshape(4, 2).astype(np.float32) + np.float32(offset)
-        return out
+        return self.finder.detect(gray, offset)
 
     def _recheck(self, image: np.ndarray) -> dict[int, np.ndarray]:
         """Detect markers only in windows around the cached ones (grey conversion of the windows only)."""
@@ -144,6 +136,8 @@ class BoardTracker:
                 return self.current
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         found = self.detect(gray)
+        if 2 <= len(found) < len(self._ids):
+            found = self.finder.find_missing(gray, found)
         if len(found) == len(self._ids):
             if self.current is not None and self.current.image_size == size and self._agrees(found):
                 self.last_event = "cached"

@@ -1,0 +1,305 @@
+"""The simulated table: bots play Mycelium with their hands, a camera films it, a bag reader
+reports the draws, and the companion has to work out the game from that alone.
+
+The *truth* is a :class:`~companion.selfplay.BotTable` game.  Every truth move becomes a
+physical step, in order:
+
+- a change on the board (a tile, a rock, a meeple, a spore, a substrate token) is rendered by
+  :mod:`companion.sim.render` as camera frames — a hand over the board, then the still board —
+  and fed to the :class:`~companion.table.live.LiveTable`;
+- a draw goes through a :class:`~firmware_bridge.virtual.VirtualReader` on a real pty, read by
+  the :class:`~firmware_bridge.reader.BagReader`; the end of a turn is the reader's button;
+- what the camera cannot see (gifts, swaps, purchases, a redraw with the spore, a card turned
+  up) is a dashboard input, submitted to the session as the dashboard would.
+
+Now and then the bots make an illegal placement on purpose, wait for the companion to flag it,
+and take the tile back.  At the end the companion's event log is compared with the truth.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from companion import tiles as tilecodes
+from companion.game import Event
+from companion.position import Position
+from companion.rules import check
+from companion.selfplay import BotTable
+from companion.setup import GameConfig
+from companion.table.live import LiveTable
+from companion.table.session import TableSession
+from companion.table.sources import Frame
+
+CAMERA_ACTIONS = {"spore", "place", "rock", "move", "remove", "relocate", "substrate"}
+DASHBOARD_ACTIONS = {"discard", "give", "swap", "buy", "reveal"}
+
+
+@dataclass
+class SimReport:
+    """What the simulated game came to (the ``demo --fast`` JSON line)."""
+
+    result: dict[str, Any] | None
+    events: int
+    illegal_injected: int = 0
+    illegal_caught: int = 0
+    legal_rejected: int = 0
+    log_matches_truth: bool = False
+    questions: int = 0
+    frames: int = 0
+    reads: int = 0
+    first_divergence: str | None = None
+    rejections: list[str] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"result": self.result, "events": self.events, "illegal_injected": self.illegal_injected,
+                "illegal_caught": self.illegal_caught, "legal_rejected": self.legal_rejected,
+                "log_matches_truth": self.log_matches_truth}
+
+
+class TagBox:
+    """One UID per physical tile (4-byte ISO 14443A UIDs), drawn and returned with the tile."""
+
+    def __init__(self, bag: list[str], rng: random.Random):
+        self.by_type: dict[str, list[bytes]] = {}
+        self.code_of: dict[str, str] = {}
+        for i, code in enumerate(sorted(bag)):
+            uid = bytes([0x04, (i >> 8) & 0xFF, i & 0xFF, rng.randrange(256)])
+            self.by_type.setdefault(tilecodes.canonical(code), []).append(uid)
+            self.code_of[uid.hex().upper()] = code
+        self.out: dict[str, list[bytes]] = {}
+
+    def take(self, code: str) -> bytes:
+        uid = self.by_type[tilecodes.canonical(code)].pop()
+        self.out.setdefault(tilecodes.canonical(code), []).append(uid)
+        return uid
+
+    def give_back(self, codes: list[str]) -> None:
+        for c in codes:
+            self.by_type[tilecodes.canonical(c)].append(self.out[tilecodes.canonical(c)].pop())
+
+    def lookup(self, uid: str) -> str | None:
+        return self.code_of.get(uid.upper())
+
+
+class SimulatedTable:
+    """Drives a whole simulated game into ``session`` through ``live``.
+
+    ``fast``: frames carry simulated time stamps and nothing sleeps; otherwise the game plays
+    at a pace a person can follow (``pace_s`` between steps).  ``size``: frame size in px.
+    ``illegal_every``: about one deliberate illegal placement per this many placements.
+    """
+
+    def __init__(self, config: GameConfig, seed: int, fast: bool = True, size: tuple[int, int] | None = None,
+                 illegal_every: int = 12, pace_s: float = 0.6, log=None, camera_tilt_deg: float = 6.0):
+        from companion.sim.render import Conditions, make_camera
+        from companion.vision.geometry import load_board
+
+        self.fast = fast
+        self.pace_s = pace_s
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.truth = BotTable(config, seed, on_event=self._on_truth)
+        self.edition = self.truth.edition
+        self.size = size or ((1280, 720) if fast else (1920, 1080))
+        self.px_per_mm = 1.5 if fast else 2.5
+        self.geo = load_board()
+        self.cond = Conditions(tilt_deg=camera_tilt_deg, tilt_direction_deg=30.0, gradient=0.12,
+                               gradient_angle_deg=40.0)
+        self.camera = make_camera(self.geo, self.cond, self.size)
+        self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log))
+        self.live = LiveTable(self.session)
+        self.tags = TagBox(list(self.truth.supplies.bag) + [c for h in self.truth.position.hands.values() for c in h],
+                           self.rng)
+        for hand in self.truth.position.hands.values():
+            for code in hand:
+                self.tags.take(code)
+        self.illegal_every = illegal_every
+        self.report = SimReport(None, 0)
+        self._t_ms = 0.0
+        self._still: np.ndarray | None = None
+        self._placements = 0
+        self.virtual = None
+        self.bag_reader = None
+
+    # --- the physical world -----------------------------------------------------------------
+    def _render(self, board: dict[str, Any]) -> np.ndarray:
+        from companion.sim.render import render
+        board = dict(board)
+        # Off-board pieces (no spore yet, a displaced spore) are not on camera.
+        board["meeples"] = {c: m for c, m in board["meeples"].items() if m is not None}
+        board["spores"] = {c: s for c, s in board["spores"].items() if s and s.get("at") is not None}
+        return render(board, self.geo, self.cond, self.np_rng, size=self.size, camera=self.camera,
+                      px_per_mm=self.px_per_mm).image
+
+    def _feed(self, image: np.ndarray) -> None:
+        self._t_ms += 100.0
+        if not self.fast:
+            time.sleep(0.1)
+        self.live.on_frame(Frame(image, self._t_ms))
+        self.report.frames += 1
+
+    def show(self, board: dict[str, Any], hands: bool = True) -> None:
+        """A hand reaches over the board, then the board stays still for 0.4 s."""
+        from companion.sim.render import _hands
+        image = self._render(board)
+        if hands and self._still is not None:
+            over = self._still.copy()
+            _hands(over, 1, self.np_rng)
+            self._feed(over)
+            over2 = image.copy()
+            _hands(over2, 1, self.np_rng)
+            self._feed(over2)
+        for _ in range(5):
+            self._feed(image)
+        self._still = image
+
+    def _wait_events(self, n: int, timeout: float = 5.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while len(self.session.game.events) < n and time.monotonic() < deadline:
+            if self.session.illegal is not None and self.session.illegal.get("source") == "reader":
+                return False
+            time.sleep(0.002)
+            self.live.tick()
+        return len(self.session.game.events) >= n
+
+    # --- mirroring the truth -------------------------------------------------------------------
+    def _on_truth(self, ev: Event, pos: Position) -> None:
+        mv = ev.move
+        action = mv["action"]
+        before = self.truth.game._positions[-2]
+        if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
+            self._inject_illegal(before)
+        if action in CAMERA_ACTIONS:
+            self.show(pos.to_json()["board"])
+        elif action == "draw":
+            self.virtual.draw(self.tags.take(mv["tile"]))
+        elif action == "end_turn":
+            self.virtual.press("press")
+        elif action == "spore_ability":
+            if mv["mode"] == "redraw":
+                hand = list(before.hands[mv["player"]])
+                i = next(i for i, c in enumerate(hand) if tilecodes.canonical(c) == tilecodes.canonical(mv["discard"]))
+                hand.pop(i)
+                self.tags.give_back(hand)
+                self.session.submit(mv, source="dashboard")
+            self.show(pos.to_json()["board"])
+        elif action in DASHBOARD_ACTIONS:
+            self.session.submit(mv, source="dashboard")
+            if action == "buy":
+                self.show(pos.to_json()["board"])
+        self._settle(ev, pos)
+        if not self.fast:
+            time.sleep(self.pace_s)
+
+    def _settle(self, ev: Event, pos: Position) -> None:
+        """Wait for the companion to commit this step; count and repair a rejection."""
+        s = self.session
+        ok = self._wait_events(ev.seq, timeout=5.0 if self.fast else 10.0)
+        q = s.question
+        if not ok and q is not None:
+            self.report.questions += 1
+            truth_board = pos.to_json()["board"]
+            pick = next((i for i, c in enumerate(q.choices)
+                         if self._board_after(c["moves"]) == truth_board), None)
+            if pick is not None:
+                s.answer(q.id, pick)
+                ok = self._wait_events(ev.seq, 2.0)
+        if ok:
+            return
+        self.report.legal_rejected += 1
+        self.report.rejections.append(f"event {ev.seq} {ev.move}: illegal={s.illegal} question={bool(q)}")
+        if self.report.first_divergence is None:
+            self.report.first_divergence = self.report.rejections[-1]
+        # Repair as a person would on the dashboard: enter the move by hand.
+        s.question = None
+        s.clear_illegal("entered on the dashboard")
+        while len(s.game.events) < ev.seq:
+            truth_mv = self.truth.game.events[len(s.game.events)].move
+            v = s.submit(truth_mv, source="dashboard")
+            if not v.legal:
+                break
+
+    def _board_after(self, moves: list[dict[str, Any]]) -> dict[str, Any] | None:
+        from companion.rules import IllegalMove, apply
+        p = self.session.position
+        try:
+            for m in moves:
+                p = apply(p, m, self.edition).position
+        except IllegalMove:
+            return None
+        return p.to_json()["board"]
+
+    def _inject_illegal(self, before: Position) -> None:
+        """Place a hand tile where the rules forbid it, wait to be told, take it back."""
+        p = before.active
+        hand = [c for c in before.hands[p] if c != tilecodes.ROCK]
+        if not hand or self.session.position.to_json()["board"] != before.to_json()["board"]:
+            return
+        spaces = sorted(h for h in self.edition.spaces if before.occupant(h) is None and h not in before.substrates
+                        and h != before.meeples.get(p))
+        self.rng.shuffle(spaces)
+        for h in spaces[:40]:
+            code = self.rng.choice(hand)
+            k = self.rng.randrange(6)
+            mv = {"player": p, "action": "place", "tile": code, "at": [h.q, h.r], "rotation": k}
+            if check(before, mv, self.edition).legal:
+                continue
+            board = before.to_json()["board"]
+            board["tiles"].append({"at": [h.q, h.r], "paths": tilecodes.rotate_code(code, k)})
+            self.report.illegal_injected += 1
+            n_caught = self.session.counts["illegal_caught"]
+            self.show(board)
+            if self.session.counts["illegal_caught"] > n_caught and self.session.illegal is not None:
+                self.report.illegal_caught += 1
+            self.show(before.to_json()["board"])   # taken back
+            return
+
+    # --- the whole game ----------------------------------------------------------------------
+    def run(self) -> SimReport:
+        """Play the game to its end through the camera and the reader; returns the report."""
+        from firmware_bridge.drivers import make_driver
+        from firmware_bridge.events import as_dict
+        from firmware_bridge.reader import BagReader
+        from firmware_bridge.virtual import VirtualReader
+
+        self.virtual = VirtualReader("companion", heartbeat_ms=500).start()
+        self.bag_reader = BagReader(make_driver("companion"), lambda: self.virtual.port,
+                                    lambda e: self.live.on_reader_event(as_dict(e)), self.tags.lookup).start()
+        self.live.bag_reader = self.bag_reader
+        self.session.feedback = self.live.feedback
+        try:
+            deadline = time.monotonic() + 10
+            while not self.bag_reader.connected.is_set() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.show(self.truth.position.to_json()["board"], hands=False)
+            self.truth.run()
+        finally:
+            self.bag_reader.stop()
+            self.virtual.stop()
+        self._finish()
+        return self.report
+
+    def _finish(self) -> None:
+        r = self.report
+        s = self.session
+        r.result = s.position.result
+        r.events = len(s.game.events)
+        r.reads = self.live.stats["reads"]
+        r.latencies_ms = list(self.live.commit_latencies_ms)
+        truth = self.truth.game
+        same = len(truth.events) == len(s.game.events)
+        if same:
+            for i, (a, b) in enumerate(zip(truth.events, s.game.events)):
+                if (a.move["action"], a.move["player"]) != (b.move["action"], b.move["player"]) or \
+                        truth._positions[i + 1].to_json() != s.game._positions[i + 1].to_json():
+                    same = False
+                    if r.first_divergence is None:
+                        r.first_divergence = f"event {i + 1}: truth {a.move} vs inferred {b.move}"
+                    break
+        r.log_matches_truth = same and r.legal_rejected == 0

@@ -1,0 +1,250 @@
+"""``mycelium-companion demo`` (the simulated table) and ``mycelium-companion run`` (a real one)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+TEAMS = {"blue": "1", "orange": "2", "red": "1", "black": "2"}
+
+
+def _config(args: argparse.Namespace):
+    from companion.setup import GameConfig
+    if getattr(args, "colors", None):
+        colors = [c.strip() for c in args.colors.split(",") if c.strip()]
+    else:
+        colors = ["blue", "orange", "red", "black"][: (4 if args.mode == "team" else args.players)]
+    return GameConfig(players=colors, mode=args.mode, difficulty=args.difficulty,
+                      teams={c: TEAMS[c] for c in colors} if args.mode == "team" else None)
+
+
+def _log(db: str | None):
+    from companion.commands import default_db
+    from companion.eventlog import EventLog
+    path = db or default_db()
+    return None if path == ":memory:" else EventLog(path), path
+
+
+def _web(session, args: argparse.Namespace):
+    if args.no_web:
+        return None
+    try:
+        from web import serve
+    except ImportError as e:  # pragma: no cover - the dashboard ships with the package
+        print(f"dashboard unavailable: {e}", file=sys.stderr)
+        return None
+    try:
+        return serve(session, host=args.host, port=args.port)
+    except OSError as e:
+        print(f"mycelium-companion: cannot start the dashboard on {args.host}:{args.port} ({e.strerror}); "
+              "try --port, or --no-web", file=sys.stderr)
+        return None
+
+
+def _wait_for_ctrl_c(srv) -> None:
+    if srv is None or not sys.stdin.isatty():
+        return
+    print(f"The dashboard stays at {srv.url} — Ctrl-C to quit.")
+    try:
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """A whole game on the simulated table: rendered camera frames and a reader on a pty."""
+    import cv2
+
+    from companion.eventlog import EventLogError
+    from companion.setup import SetupError
+    from companion.sim.table import SimulatedTable
+    from companion.table.console import ConsoleLog
+
+    cv2.setNumThreads(1)
+    try:
+        log, path = _log(args.db)
+        sim = SimulatedTable(_config(args), args.seed, fast=args.fast, pace_s=args.pace, log=log,
+                             illegal_every=args.illegal_every)
+    except (EventLogError, SetupError) as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        return 2
+    srv = None
+    if args.record:
+        from companion.table.record import Recorder
+        sim.live.recorder = Recorder(args.record, setup=sim.session.game.initial.to_json())
+        sim.session.input_hooks.append(sim.live.recorder.input)
+    if not args.fast:
+        srv = _web(sim.session, args)
+        print(f"Simulated table: {args.mode}, {len(sim.session.position.colors)} players, seed {args.seed}; "
+              f"game {sim.session.game.game_id} logged in {path}")
+        sim.session.bus.subscribe(ConsoleLog(sim.session))
+    try:
+        report = sim.run()
+    except KeyboardInterrupt:
+        print("\nStopped.", file=sys.stderr)
+        return 130
+    finally:
+        if sim.live.recorder is not None:
+            sim.live.recorder.close()
+    if args.fast:
+        print(json.dumps(report.to_json()))
+    else:
+        r = report.to_json()
+        print(f"Result: {r['result']['reason'] if r['result'] else 'none'}")
+        print(f"Illegal placements injected {r['illegal_injected']}, caught {r['illegal_caught']}; "
+              f"legal moves rejected {r['legal_rejected']}; log matches the bots' game: {r['log_matches_truth']}")
+        _wait_for_ctrl_c(srv)
+    if srv is not None:
+        srv.shutdown()
+    return 0 if report.legal_rejected == 0 else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The real table: camera + tile-bag reader + rules + dashboard."""
+    import cv2
+
+    from companion.eventlog import EventLogError
+    from companion.game import Game
+    from companion.position import Position
+    from companion.setup import SetupError
+    from companion.table.console import ConsoleLog
+    from companion.table.live import LiveTable
+    from companion.table.session import TableSession
+
+    cv2.setNumThreads(2)
+    try:
+        log, path = _log(args.db)
+        if args.replay:
+            from companion.table.record import RecordingError, load_setup
+            try:
+                initial = Position.from_json(load_setup(args.replay))
+            except RecordingError as e:
+                print(f"mycelium-companion: {e}", file=sys.stderr)
+                return 2
+            session = TableSession(Game(initial, None, log=log))
+        elif args.resume:
+            session = TableSession(Game.resume(log))
+        else:
+            import random
+
+            from companion.edition import load_edition
+            from companion.setup import new_game
+            config = _config(args)
+            pos, _ = new_game(config, load_edition(config.edition), random.Random(), deal=False)
+            session = TableSession(Game(pos, config, log=log))
+    except (EventLogError, SetupError) as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        return 2
+    reader = _board_reader(args)
+    if reader is None:
+        return 2
+    recorder = None
+    if args.record:
+        from companion.table.record import Recorder
+        recorder = Recorder(args.record, setup=session.game.initial.to_json())
+        session.input_hooks.append(recorder.input)
+    live = LiveTable(session, reader=reader, recorder=recorder)
+    session.feedback = live.feedback
+    session.bus.subscribe(ConsoleLog(session))
+    print(f"Game {session.game.game_id}, logged in {path}")
+    if args.replay:
+        from companion.table.record import RecordingError, replay
+        try:
+            n = replay(args.replay, live)
+        except RecordingError as e:
+            print(f"mycelium-companion: {e}", file=sys.stderr)
+            return 2
+        print(json.dumps({"inputs": n, "events": len(session.game.events), "result": session.position.result}))
+        return 0
+    srv = _web(session, args)
+    source = _camera(args, session)
+    if source is None:
+        return 2
+    bag = _bag_reader(args, live)
+    live.run(source, bag)
+    if recorder is not None:
+        recorder.close()
+    if srv is not None:
+        srv.shutdown()
+    return 0
+
+
+def _board_reader(args: argparse.Namespace):
+    from companion.vision.reader import BoardReader
+    kw = {}
+    try:
+        if args.intrinsics:
+            from calibration.intrinsics import load_intrinsics
+            kw["intrinsics"] = load_intrinsics(args.intrinsics)
+        if args.profile:
+            from companion.vision.profile import load_profile
+            kw["profile"] = load_profile(args.profile)
+    except (OSError, ValueError) as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        return None
+    return BoardReader(**kw)
+
+
+def _camera(args: argparse.Namespace, session):
+    from companion.table.sources import SourceError, open_camera
+    try:
+        src = open_camera(args.camera)
+    except SourceError as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        return None
+    session.set_status("camera", "ok", src.name)
+    return src
+
+
+def _bag_reader(args: argparse.Namespace, live):
+    if args.rfid == "none":
+        return None
+    from firmware_bridge.cli import default_registry
+    from firmware_bridge.discovery import find_port
+    from firmware_bridge.drivers import make_driver
+    from firmware_bridge.events import as_dict
+    from firmware_bridge.reader import BagReader
+    from firmware_bridge.registry import TagRegistry
+    registry = TagRegistry(args.registry or default_registry())
+    port = find_port if args.rfid == "auto" else args.rfid
+    return BagReader(make_driver(args.driver), port, lambda e: live.on_reader_event(as_dict(e)), registry.lookup).start()
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
+    p.add_argument("--players", type=int, choices=[2, 3, 4], default=2)
+    p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
+    p.add_argument("--db", default=None, help="game log (SQLite; default under ~/.local/share; ':memory:' for none)")
+    p.add_argument("--record", metavar="DIR", default=None, help="save frames, reader events and inputs for replay")
+    p.add_argument("--no-web", action="store_true", help="do not start the dashboard")
+    p.add_argument("--host", default="127.0.0.1", help="dashboard address (0.0.0.0 to let tablets join)")
+    p.add_argument("--port", type=int, default=8080)
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    """Add ``demo`` and ``run`` to the top-level parser."""
+    p = sub.add_parser("demo", help="a whole game on the simulated table (camera frames + pty reader)")
+    _common(p)
+    p.add_argument("--fast", action="store_true", help="no pauses; end with one JSON summary line")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--pace", type=float, default=0.4, help="seconds between moves (default 0.4)")
+    p.add_argument("--illegal-every", type=int, default=12,
+                   help="about one deliberate illegal placement per this many placements (0: none)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("run", help="the real table: camera + tile-bag reader + rules + dashboard")
+    _common(p)
+    p.add_argument("--camera", default="picamera2", help="picamera2, a webcam index (0), a video file, a folder or a URL")
+    p.add_argument("--rfid", default="auto", help="serial port of the bag reader, 'auto' (USB id) or 'none'")
+    p.add_argument("--driver", choices=["companion", "rdm6300", "pn532"], default="companion")
+    p.add_argument("--registry", default=None, help="tag registry file (default: the one 'rfid enroll' writes)")
+    p.add_argument("--colors", default=None, help="player colours in turn order, e.g. blue,orange,red")
+    p.add_argument("--resume", action="store_true", help="continue the newest game in the log")
+    p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
+    p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
+    p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")
+    p.set_defaults(func=cmd_run)

@@ -1,0 +1,52 @@
+"""The terminal log of a table session: one readable line per change, the board after a turn."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from companion.table.bus import Message
+
+
+class ConsoleLog:
+    """Subscribe with ``bus.subscribe(ConsoleLog(session))``; prints to ``out`` (stdout)."""
+
+    def __init__(self, session, out: TextIO | None = None, board: bool = True, color: bool | None = None):
+        self.session = session
+        self.out = out or sys.stdout
+        self.board = board
+        self.color = self.out.isatty() if color is None else color
+
+    def __call__(self, msg: Message) -> None:
+        d = msg.data
+        k = msg.kind
+        if k == "move":
+            ev = d["event"]
+            self._print(f"[{ev['seq']:4}] {ev['notes'][0] if ev['notes'] else ev['move']}")
+            for note in ev["notes"][1:]:
+                self._print(f"       - {note}")
+            if self.board and ev["move"]["action"] in ("end_turn", "spore") or d.get("result"):
+                from companion.textboard import render, summary
+                pos = self.session.position
+                self._print(render(pos, self.session.edition, color=self.color))
+                self._print(summary(pos, self.session.edition))
+            if d.get("result"):
+                self._print(f"RESULT: {d['result']['reason']}")
+        elif k == "undo":
+            self._print(f"[undo] {d['event']['notes'][0] if d.get('event') else ''}")
+        elif k == "illegal":
+            self._print(f"[ILLEGAL {d['reason']}] {d['message']} (put it back, or fix it on the dashboard)")
+        elif k == "cleared":
+            self._print(f"[ok] {d.get('why', 'cleared')}")
+        elif k == "question":
+            opts = "; ".join(f"{i + 1}) {c['label']}" for i, c in enumerate(d["choices"]))
+            self._print(f"[?] {d['prompt']} {opts} (answer on the dashboard)")
+        elif k in ("uncertain", "mismatch", "unknown_tag"):
+            self._print(f"[{k}] {d.get('message', '')}")
+        elif k == "status":
+            self._print(f"[{d['device']}] {d['status']} {d.get('detail', '')}".rstrip())
+        elif k == "correction":
+            self._print(f"[fix] {d['label']}: {d['content']}")
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.out, flush=True)

@@ -1,0 +1,213 @@
+"""Move inference: from the committed position and a still board reading to the move made.
+
+The camera sees the result of a move, not the move.  :func:`explain` searches the legal moves
+that could have changed the differing spaces (placements with every rotation, rocks, meeple
+flow, removals, spore relocations, new substrate tokens, first-round spores), applies each to
+the committed position and keeps those whose board equals the reading: one match is committed,
+several different ones become a question for the table, none means the change breaks a rule,
+and :func:`attempted_move` names the move the players tried so the rules can say why.
+
+Readings are compared as *views*: per space, what stands there (tile code as placed, rock,
+tree with its multiset of mycorrhiza markers, substrate, spore and its side) and where each
+meeple stands.  Mycorrhiza markers are compared as multisets because a player may use any free
+slot.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion import movegen
+from companion import tiles as tilecodes
+from companion.edition import Edition
+from companion.hexgrid import Hex, distance
+from companion.position import Position
+from companion.rules import Board, IllegalMove, apply
+
+LOW_CONFIDENCE = 0.5
+"""A differing space read with less confidence than this is held, not committed."""
+
+
+@dataclass(frozen=True)
+class View:
+    """What the camera can see of a position: ``spaces`` maps a space to its content tuple,
+    ``meeples`` maps a colour to its space (or ``None``)."""
+
+    spaces: dict[Hex, tuple]
+    meeples: dict[str, Hex | None]
+
+    def diff(self, other: "View") -> set[Hex]:
+        """Spaces whose content or meeple differs."""
+        out = {h for h in self.spaces.keys() | other.spaces.keys() if self.spaces.get(h) != other.spaces.get(h)}
+        for c in self.meeples.keys() | other.meeples.keys():
+            a, b = self.meeples.get(c), other.meeples.get(c)
+            if a != b:
+                out |= {h for h in (a, b) if h is not None}
+        return out
+
+
+def view_of_board(board: dict[str, Any]) -> View:
+    """The view of the board part of a position (as JSON, e.g. a camera reading)."""
+    spaces: dict[Hex, tuple] = {}
+    for t in board.get("tiles", []):
+        spaces[Hex(*t["at"])] = ("tile", tilecodes.parse(t["paths"]).code)
+    for r in board.get("rocks", []):
+        spaces[Hex(*r)] = ("rock",)
+    for t in board.get("trees", []):
+        markers = tuple(sorted(Counter(m for m in t.get("mycorrhizae", []) if m).items()))
+        spaces[Hex(*t["at"])] = ("tree", markers)
+    for s in board.get("substrates", []):
+        h = Hex(*s["at"])
+        if h not in spaces:
+            spaces[h] = ("substrate", s["kind"])
+    for color, s in (board.get("spores") or {}).items():
+        if s and s.get("at") is not None:
+            spaces[Hex(*s["at"])] = ("spore", color, bool(s.get("used")))
+    meeples = {c: (None if m is None else Hex(*m)) for c, m in (board.get("meeples") or {}).items()}
+    return View(spaces, meeples)
+
+
+def view_of_position(pos: Position) -> View:
+    """The view of a position (what the camera should see if it is right)."""
+    return view_of_board(pos.to_json()["board"])
+
+
+def apply_corrections(view: View, corrections: dict[Hex, dict[str, Any] | None]) -> View:
+    """The view with the table's corrections of misread spaces in place of the camera's."""
+    if not corrections:
+        return view
+    spaces = dict(view.spaces)
+    for h, c in corrections.items():
+        if c is None:
+            continue
+        kind = c["kind"]
+        if kind == "empty":
+            spaces.pop(h, None)
+        elif kind == "tile":
+            spaces[h] = ("tile", tilecodes.parse(c["paths"]).code)
+        elif kind == "rock":
+            spaces[h] = ("rock",)
+        elif kind == "substrate":
+            spaces[h] = ("substrate", c.get("substrate", "wood"))
+    return View(spaces, view.meeples)
+
+
+@dataclass
+class Explanation:
+    """The outcome of :func:`explain`: ``matches`` lists move sequences whose result equals
+    the reading (with their resulting positions), ``diff`` the differing spaces."""
+
+    diff: set[Hex]
+    matches: list[tuple[list[dict[str, Any]], Position]] = field(default_factory=list)
+
+
+def _hx(h: Hex) -> list[int]:
+    return [h.q, h.r]
+
+
+def candidate_moves(pos: Position, edition: Edition, diff: set[Hex]) -> list[dict[str, Any]]:
+    """Legal moves that change at least one space of ``diff`` (the search space)."""
+    b = Board(pos, edition)
+    out: list[dict[str, Any]] = []
+    for color, spore in pos.spores.items():
+        if spore is not None and spore.at is None:
+            out += [{"player": color, "action": "relocate", "to": _hx(h)} for h in movegen.starting_spaces(b, color) if h in diff]
+    for kind in dict.fromkeys(pos.pending_substrates):
+        for h in diff:
+            out.append({"player": "table", "action": "substrate", "kind": kind, "at": _hx(h)})
+    p = pos.active
+    if pos.in_setup:
+        return out + [{"player": p, "action": "spore", "at": _hx(h)} for h in movegen.starting_spaces(b, p) if h in diff]
+    taken = pos.taken
+    if "spore" in taken:
+        return out
+    if "place" not in taken:
+        out += [m for m in movegen.placements(b, p) if Hex(*m["at"]) in diff]
+        out += [m for m in movegen.rock_spots(b, p) if Hex(*m["at"]) in diff]
+    if "move" not in taken:
+        seen = set()
+        for m in movegen.meeple_moves(b, p):
+            to = Hex(*m["to"])
+            if to in diff and to not in seen:   # the colour followed leaves no trace: one is enough
+                seen.add(to)
+                out.append(m)
+    if "remove" not in taken:
+        out += [m for m in movegen.removals(b, p) if Hex(*m["at"]) in diff]
+    if not taken:
+        spore = pos.spores.get(p)
+        if spore is not None and not spore.used and spore.at is not None:
+            out += [{"player": p, "action": "spore_ability", "mode": "relocate", "to": _hx(h)}
+                    for h in movegen.starting_spaces(b, p) if h in diff and h != spore.at]
+    return out
+
+
+def explain(pos: Position, edition: Edition, observed: View, max_depth: int = 2) -> Explanation:
+    """Search sequences of up to ``max_depth`` legal moves turning ``pos`` into ``observed``.
+
+    Depth 2 covers two changes seen in one still period (a meeple moved, then a tile placed
+    from there).  Results are de-duplicated by the position they lead to.
+    """
+    expected = view_of_position(pos)
+    diff = expected.diff(observed)
+    ex = Explanation(diff)
+    if not diff:
+        return ex
+    frontier: list[tuple[list[dict[str, Any]], Position, int]] = [([], pos, len(diff))]
+    found: dict[str, tuple[list[dict[str, Any]], Position]] = {}
+    for depth in range(max_depth):
+        nxt = []
+        for seq, p, n_diff in frontier:
+            for mv in candidate_moves(p, edition, expected.diff(observed) if p is pos else view_of_position(p).diff(observed)):
+                try:
+                    q = apply(p, mv, edition).position
+                except IllegalMove:
+                    continue
+                left = view_of_position(q).diff(observed)
+                if not left:
+                    key = repr(sorted(q.to_json()["board"].items()))
+                    found.setdefault(key, (seq + [mv], q))
+                elif len(left) < n_diff:
+                    nxt.append((seq + [mv], q, len(left)))
+        if found:
+            break
+        nxt.sort(key=lambda item: item[2])
+        frontier = nxt[:12]
+    ex.matches = list(found.values())
+    return ex
+
+
+def attempted_move(pos: Position, edition: Edition, observed: View) -> dict[str, Any] | None:
+    """The move the players seem to have tried when no legal move explains the reading: a new
+    tile, a new rock, the active meeple moved, a tile or rock taken away, a spore put down.
+
+    Returned for the rules to judge (and explain); ``None`` when the change names no move.
+    """
+    expected = view_of_position(pos)
+    p = pos.active
+    hand = pos.hands.get(p, [])
+    for h in sorted(expected.diff(observed)):
+        now, before = observed.spaces.get(h), expected.spaces.get(h)
+        if now and now[0] == "tile" and (before is None or before[0] != "tile"):
+            code = now[1]
+            want = tilecodes.canonical(code)
+            tile = next((t for t in hand if t != tilecodes.ROCK and tilecodes.canonical(t) == want), code)
+            rot = tilecodes.rotation_between(tile, code) or 0
+            return {"player": p, "action": "place", "tile": tile, "at": _hx(h), "rotation": rot}
+        if now == ("rock",) and before != ("rock",):
+            return {"player": p, "action": "rock", "at": _hx(h)}
+        if now and now[0] == "spore" and pos.in_setup and now[1] == p:
+            return {"player": p, "action": "spore", "at": _hx(h)}
+    before_m, now_m = expected.meeples.get(p), observed.meeples.get(p)
+    if now_m is not None and now_m != before_m:
+        colors = [c for c in tilecodes.COLORS.values()
+                  if before_m in pos.tiles and c in tilecodes.parse(pos.tiles[before_m]).colors()] or ["pink"]
+        return {"player": p, "action": "move", "to": _hx(now_m), "color": colors[0]}
+    for h in sorted(expected.diff(observed)):
+        before, now = expected.spaces.get(h), observed.spaces.get(h)
+        if before and before[0] in ("tile", "rock") and now is None:
+            meeple = pos.meeples.get(p)
+            if meeple is not None and distance(meeple, h) == 1:
+                return {"player": p, "action": "remove", "at": _hx(h)}
+    return None

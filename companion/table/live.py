@@ -1,0 +1,284 @@
+"""The live table loop: camera frames and tile-bag events in, validated moves out.
+
+:class:`LiveTable` turns inputs into moves on a :class:`~companion.table.session.TableSession`:
+
+- :meth:`LiveTable.on_frame`: stillness gate, board reading (the active hand and the tiles on
+  the board narrow the tile candidates), move inference, then the rules through the session;
+- :meth:`LiveTable.on_reader_event`: a tile drawn from the bag becomes a ``draw``, the button
+  ends the turn; a draw or button press that arrives before the camera has committed the
+  placement it follows waits (a few seconds at most) and is retried after each commit.
+
+Both are plain synchronous methods: the camera thread and the reader thread call them (under
+the session's lock), a replay calls them in recorded order, and the simulated table in fast
+mode calls :meth:`on_frame` directly.  :meth:`run` starts the threads and stops cleanly on
+Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from companion import tiles as tilecodes
+from companion.table.gating import StillnessGate
+from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board, view_of_position
+from companion.table.session import TableSession
+from companion.table.sources import Frame, FrameSource, StallWatchdog
+
+PENDING_S = 5.0
+"""How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
+RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
+
+
+def drawing_player(pos) -> str:
+    """Who a tile drawn from the bag goes to: the active player, or during setup the first
+    player in turn order with fewer than 3 tiles (rulebook 3)."""
+    if pos.in_setup:
+        return next((c for c in pos.colors if len(pos.hands[c]) < 3), pos.active)
+    return pos.active
+
+
+class LiveTable:
+    """The loop around one session.  ``reader``: a :class:`~companion.vision.reader.BoardReader`
+    (created on first use when ``None``).  ``recorder``: a
+    :class:`~companion.table.record.Recorder` or ``None``."""
+
+    def __init__(self, session: TableSession, reader=None, gate: StillnessGate | None = None, recorder=None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.session = session
+        self._reader = reader
+        self.gate = gate or StillnessGate()
+        self.recorder = recorder
+        self.clock = clock
+        self.pending: deque[tuple[float, dict[str, Any]]] = deque()
+        self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "held_low_confidence": 0, "questions": 0,
+                      "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0}
+        self.commit_latencies_ms: list[float] = []
+        self._last_attempt: dict[str, Any] | None = None
+        self._last_uncertain: frozenset = frozenset()
+        self._stop = threading.Event()
+        self.bag_reader = None
+
+    @property
+    def reader(self):
+        if self._reader is None:
+            from companion.vision.reader import BoardReader
+            self._reader = BoardReader()
+        return self._reader
+
+    # --- camera -------------------------------------------------------------------------
+    def on_frame(self, frame: Frame) -> bool:
+        """Process one frame; returns ``True`` when it was read (the board had been still)."""
+        self.stats["frames"] += 1
+        if self.recorder is not None:
+            self.recorder.frame(frame)
+        if not self.gate.feed(frame.image, frame.t_ms):
+            return False
+        self.read_still(frame)
+        return True
+
+    def _hand_codes(self) -> list[str]:
+        pos = self.session.position
+        codes = {tilecodes.canonical(c) for c in pos.hands.get(pos.active, []) if c != tilecodes.ROCK}
+        codes |= {tilecodes.canonical(c) for c in pos.tiles.values()}
+        return sorted(codes)
+
+    def read_still(self, frame: Frame) -> None:
+        """Read a still frame and turn what changed into moves (or an illegal report)."""
+        from companion.vision.errors import VisionError
+        s = self.session
+        t0 = time.perf_counter()
+        try:
+            reading = self.reader.read(frame.image, hand=self._hand_codes() or None)
+        except VisionError as e:
+            self.stats["read_errors"] += 1
+            s.set_status("camera", "no board", str(e))
+            return
+        self.stats["reads"] += 1
+        self.stats["last_read_ms"] = (time.perf_counter() - t0) * 1000
+        s.set_status("camera", "ok")
+        with s.lock:
+            pos = s.position
+            observed = apply_corrections(view_of_board(reading.board), s.corrections)
+            diff = view_of_position(pos).diff(observed)
+            if not diff:
+                self._last_attempt = None
+                s.clear_illegal()
+                self._retry_pending()
+                return
+            low = frozenset(h for h in diff if reading.confidence.get(f"{h.q},{h.r}", 1.0) < LOW_CONFIDENCE)
+            ex = explain(pos, s.edition, observed)
+            if low and len(ex.matches) != 1:
+                # An unsure reading is committed only when exactly one legal move explains it.
+                self.stats["held_low_confidence"] += 1
+                if low != self._last_uncertain:
+                    self._last_uncertain = low
+                    s.bus.publish("uncertain", {"spaces": [{"at": [h.q, h.r], "label": s.edition.label(h)} for h in sorted(low)],
+                                                "message": "The camera is unsure here; waiting for a clearer view (or fix the space)."})
+                return
+            self._last_uncertain = frozenset()
+            if len(ex.matches) == 1:
+                seq, _ = ex.matches[0]
+                n0 = len(s.game.events)
+                for mv in seq:
+                    s.submit(mv, source="camera")
+                if len(s.game.events) > n0:
+                    lat = (time.perf_counter() - t0) * 1000
+                    self.stats["last_commit_latency_ms"] = lat
+                    self.commit_latencies_ms.append(lat)
+                self._last_attempt = None
+                self._retry_pending()
+                return
+            if len(ex.matches) > 1:
+                self._ask(ex.matches)
+                return
+            attempt = attempted_move(pos, s.edition, observed)
+            if attempt is not None and not s.game.check(attempt).legal:
+                if attempt != self._last_attempt:
+                    self._last_attempt = attempt
+                    s.submit(attempt, source="camera")
+                return
+            self.stats["mismatches"] += 1
+            labels = [s.edition.label(h) for h in sorted(diff)]
+            s.bus.publish("mismatch", {"spaces": labels,
+                                       "message": "The board differs from the game at " + ", ".join(labels)
+                                       + "; put the pieces back or fix the spaces on the dashboard."})
+
+    def _ask(self, matches) -> None:
+        s = self.session
+        if s.question is not None:
+            return
+        self.stats["questions"] += 1
+        from companion.rules import _describe, Board
+        from companion.moves import parse_move
+        choices = []
+        for seq, _ in matches:
+            b = Board(s.position, s.edition)
+            label = "; ".join(_describe(b, parse_move(mv)) for mv in seq)
+            choices.append({"label": label, "moves": seq})
+        s.ask("Two readings fit what the camera sees. Which move was made?", choices)
+
+    # --- tile bag -----------------------------------------------------------------------
+    def on_reader_event(self, ev: dict[str, Any]) -> None:
+        """Handle one bridge event as a dict (``firmware_bridge.events.as_dict``)."""
+        s = self.session
+        if self.recorder is not None:
+            self.recorder.reader(ev)
+        kind = ev.get("event")
+        if kind == "tile_drawn":
+            with s.lock:
+                move = {"player": drawing_player(s.position), "action": "draw", "tile": ev["tile"]}
+                self._submit_or_wait(move)
+        elif kind == "button":
+            with s.lock:
+                if ev.get("kind") == "long":
+                    s.bus.publish("button", {"kind": "long"})
+                    return
+                self._submit_or_wait({"player": s.position.active, "action": "end_turn"})
+        elif kind == "unknown_tag":
+            s.bus.publish("unknown_tag", {"uid": ev.get("uid"),
+                                          "message": f"Tag {ev.get('uid')} is not enrolled: run 'mycelium-companion rfid enroll'."})
+            self.feedback("illegal")
+        elif kind == "reader_connected":
+            s.set_status("reader", "connected", ev.get("port", ""))
+        elif kind == "reader_disconnected":
+            s.set_status("reader", "disconnected", ev.get("reason", ""))
+        elif kind == "frame_error":
+            s.bus.publish("reader_error", {"kind": ev.get("kind")})
+
+    def _submit_or_wait(self, move: dict[str, Any]) -> None:
+        s = self.session
+        verdict = s.game.check(move)
+        if verdict.legal:
+            s.submit(move, source="reader")
+            self._retry_pending()
+        elif verdict.reason in RETRY_REASONS and s.question is None:
+            self.pending.append((self.clock(), move))
+        else:
+            s.submit(move, source="reader")  # held as illegal, with its reason
+
+    def _retry_pending(self) -> None:
+        s = self.session
+        now = self.clock()
+        progress = True
+        while progress and self.pending:
+            progress = False
+            for _ in range(len(self.pending)):
+                t, move = self.pending.popleft()
+                if move["action"] == "draw":
+                    move = dict(move, player=drawing_player(s.position))
+                elif move["action"] == "end_turn":
+                    move = dict(move, player=s.position.active)
+                if s.game.check(move).legal:
+                    s.submit(move, source="reader")
+                    progress = True
+                elif now - t < PENDING_S:
+                    self.pending.append((t, move))
+                else:
+                    s.submit(move, source="reader")
+
+    def tick(self) -> None:
+        """Expire reader inputs that waited too long (called by the camera thread)."""
+        with self.session.lock:
+            self._retry_pending()
+
+    # --- feedback at the table ------------------------------------------------------------
+    def feedback(self, kind: str) -> None:
+        """Red LED and a low beep for an illegal move, a short green blink for a legal one."""
+        br = self.bag_reader
+        if br is None:
+            return
+        from firmware_bridge import protocol as P
+        from firmware_bridge.errors import FrameError
+        try:
+            if kind == "illegal":
+                br.send(P.set_led(255, 0, 0, 2000))
+                br.send(P.beep(440, 300))
+            else:
+                br.send(P.set_led(0, 255, 0, 300))
+        except FrameError:
+            pass  # a reader without LED or buzzer (RDM6300, PN532)
+
+    # --- threads ---------------------------------------------------------------------------
+    def camera_loop(self, source: FrameSource) -> None:
+        """Read frames until :meth:`stop` or the end of a replay."""
+        dog = StallWatchdog(source, lambda st, d: self.session.set_status("camera", st, d))
+        while not self._stop.is_set():
+            f = dog.read(0.5)
+            if f is not None:
+                self.on_frame(f)
+            elif source.finished:
+                break
+            self.tick()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self, source: FrameSource | None, bag_reader=None, until: Callable[[], bool] | None = None) -> None:
+        """Run the camera thread (and the bag reader's own thread) until Ctrl-C, :meth:`stop`
+        or ``until()``; then shut everything down."""
+        self.bag_reader = bag_reader
+        threads = []
+        if source is not None:
+            t = threading.Thread(target=self.camera_loop, args=(source,), name="camera", daemon=True)
+            t.start()
+            threads.append(t)
+        try:
+            while not self._stop.is_set() and not (until and until()):
+                if source is not None and not threads[0].is_alive():
+                    break
+                time.sleep(0.1)
+        except KeyboardInterrupt:
+            print("\nStopping...", file=sys.stderr)
+        finally:
+            self.stop()
+            for t in threads:
+                t.join(2)
+            if bag_reader is not None:
+                bag_reader.stop()
+            if source is not None:
+                source.close()
