@@ -36,7 +36,7 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
         SECRET_KEY=secret_key or secrets.token_bytes(32),
         SESSION_COOKIE_NAME="mycelium_table",
         SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_SAMESITE="Lax",  # a tablet arriving from the QR scanner keeps its unlock
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
         SSE_KEEPALIVE_S=15.0,

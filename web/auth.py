@@ -1,6 +1,6 @@
 """Who may change the game: the table PIN, the per-browser CSRF token, attempt limiting.
 
-A browser gets a CSRF token in its signed session cookie (``SameSite=Strict``) and in the
+A browser gets a CSRF token in its signed session cookie (``SameSite=Lax``) and in the
 page's ``<meta name="csrf-token">``.  Every state-changing request is a ``POST`` with a JSON
 body, the token in the ``X-CSRF-Token`` header, and either an unlocked browser session
 (``POST /api/unlock`` with the PIN) or the PIN in the ``X-Table-PIN`` header (scripts).
