@@ -62,7 +62,8 @@ class StillnessGate:
             self._still_since = t_ms
             self._fired = False
             return False
-        if self._fired or t_ms - (self._still_since or t_ms) < self.still_ms:
+        since = t_ms if self._still_since is None else self._still_since
+        if self._fired or t_ms - since < self.still_ms:
             return False
         self._fired = True
         if self._last_read is not None and self._largest_blob(self._changed(small, self._last_read)) > self.hand_fraction:
