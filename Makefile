@@ -23,6 +23,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/rules.py
 	$(BIN)/python bench/rfid.py
 	$(BIN)/python bench/vision.py
+	$(BIN)/python bench/table.py
+	$(BIN)/python bench/dashboard.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -99,8 +99,46 @@ class SpaceReading:
     confidence: float = 0.0
 
 
-def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
-    """``ll``: float32 (S, P, K) per-sample log-likelihoods -> one :class:`SpaceReading` per space."""
+SIDE_DL = 9.0
+"""Lightness step (Lab L units) between the X of a used spore and the chip around it that
+separates the used side from the unused one (a blurred, JPEG-softened X still shows > 12)."""
+SIDE_SCALE = 4.0
+"""L units of distance from :data:`SIDE_DL` that give a side confidence of 1 - 1/e."""
+
+
+def spore_side_contrast(lightness: np.ndarray, has_meeple: np.ndarray) -> np.ndarray:
+    """float32 (S,) lightness of the diagonal points over the chip (median ring L), L units.
+
+    ``lightness``: float32 (S, P) Lab L of every sample point.  The white X of the used side
+    lies on the diagonals; the ring points sit between its arms and show the chip.  Under a
+    meeple only the X's tips can peek out, so the best two outer diagonal points count.
+    """
+    chip = np.median(lightness[:, L.RING], axis=1)
+    diag = lightness[:, L.DIAG]
+    tips = -np.sort(-diag[:, 1::2], axis=1)[:, :2].mean(1)
+    return np.where(has_meeple, tips, diag.mean(1)) - chip
+
+
+def slot_log_likelihood(lab: np.ndarray, profile: ColourProfile) -> np.ndarray:
+    """float32 (S, 4, K) unclipped log-likelihood of each slot's mean Lab (S, P, 3) per class.
+
+    A player disc fills only most of its slot, so blur mixes it with the light slot rim and
+    the dark tree: no class fits well and clipped scores would tie.  Unclipped, the nearest
+    class still wins.
+    """
+    m = lab[:, L.SLOTS].reshape(lab.shape[0], 4, L.POINTS_PER_SLOT, 3).mean(2)
+    d = (m[..., None, :] - profile.mean) / profile.std
+    return (-0.5 * np.sum(d * d, axis=-1) - np.sum(np.log(profile.std), axis=-1)).astype(np.float32)
+
+
+def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = None,
+             profile: ColourProfile | None = None) -> list[SpaceReading]:
+    """One :class:`SpaceReading` per space.
+
+    ``ll``: float32 (S, P, K) clipped per-sample log-likelihoods.  ``lab`` (float32 (S, P, 3))
+    and ``profile``, when given, decide spore sides by lightness contrast and mycorrhiza slots
+    by unclipped likelihood (more robust under blur); without them both come from ``ll``.
+    """
     S = ll.shape[0]
     e = ll[:, L.EDGES].reshape(S, 6, L.POINTS_PER_EDGE, -1)
     edge_mean = _robust_mean(e, 2, 0.67)  # (S, 6, K)
@@ -109,7 +147,10 @@ def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
     ring_trim = _robust_mean(ll[:, L.RING], 1, 0.5)
     diag = ll[:, L.DIAG]  # (S, 8, K)
     diag_mean = diag.mean(1)
-    slots = ll[:, L.SLOTS].reshape(S, 4, L.POINTS_PER_SLOT, -1).mean(2)  # (S, 4, K)
+    if lab is not None and profile is not None:
+        slots = slot_log_likelihood(lab, profile)
+    else:
+        slots = ll[:, L.SLOTS].reshape(S, 4, L.POINTS_PER_SLOT, -1).mean(2)  # (S, 4, K)
 
     # meeple: a player colour rules the centre
     pidx = np.array([CI[p] for p in PLAYERS])
@@ -158,10 +199,18 @@ def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
     for kind in ("wood", "soil"):
         names.append((kind,))
         scores.append(score(b, CI[kind], CI[kind], CI[kind]))
+    side_dl = spore_side_contrast(lab[..., 0], has_meeple) if lab is not None else None
     for p in PLAYERS:
-        for used in (False, True):
-            names.append(("spore", p, used))
-            scores.append(score(b, CI[p], CI["white"], CI["white"] if used else CI[p], p, used))
+        if side_dl is None:
+            for used in (False, True):
+                names.append(("spore", p, used))
+                scores.append(score(b, CI[p], CI["white"], CI["white"] if used else CI[p], p, used))
+        else:
+            # either side: each diagonal point shows the chip or the white X
+            x_or_chip = np.maximum(diag[:, :, CI[p]], diag[:, :, CI["white"]]).mean(1)
+            base = score(b, CI[p], CI["white"], None)
+            names.append(("spore", p, None))
+            scores.append((base * (8 + w_c) + w_d * x_or_chip) / (8 + w_c + w_d))
     fixed = np.stack(scores, 1)  # (S, H)
 
     # tiles: (S, M)
@@ -187,6 +236,10 @@ def classify(ll: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
             r = SpaceReading(name[0], meeple=meeple, confidence=conf)
             if name[0] == "spore":
                 r.player, r.used = name[1], name[2]
+                if r.used is None:
+                    dl = float(side_dl[s])
+                    r.used = dl > SIDE_DL
+                    r.confidence = min(conf, float(1.0 - np.exp(-abs(dl - SIDE_DL) / SIDE_SCALE)))
             if name[0] == "tree":
                 r.slots = tuple(_slot_owner(slots[s, k]) for k in range(4))
         else:

@@ -120,10 +120,10 @@ class BoardReader:
         reg = self.tracker.register(frame)
         lab = self.sample(frame, reg)
         cands = self.candidates_for(hand)
-        readings = classify(self.profile.log_likelihood(lab), cands)
+        readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
         shift = self._local_shift(lab, readings)
         if shift is not None:
-            readings = classify(self.profile.log_likelihood(lab - shift[:, None, :]), cands)
+            readings = classify(self.profile.log_likelihood(lab - shift[:, None, :]), cands, lab - shift[:, None, :], self.profile)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         return Reading(board, conf, reg, spaces)
