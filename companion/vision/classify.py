@@ -58,6 +58,11 @@ def tile_candidates(type_codes: list[str]) -> TileCandidates:
     return TileCandidates(placed, edge, centre)
 
 
+def tile_candidates_one(code: str) -> np.ndarray:
+    """int (6,) class index shown at each edge of one tile code as placed."""
+    return tile_candidates([code]).edge_class[0]
+
+
 def _opposite_pair(edges: frozenset[int]) -> bool:
     return any((e + 3) % 6 in edges for e in edges)
 

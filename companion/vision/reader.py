@@ -17,11 +17,16 @@ import numpy as np
 
 from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
-from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates
+from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
+from companion.vision.glare import expected_classes, fit_veil_from_readings
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.profile import ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
+
+
+GLARE_ROUNDS = 2
+"""Rounds of glare fitting: the first reading under a glare spot underrates it."""
 
 
 @dataclass
@@ -64,6 +69,8 @@ class BoardReader:
         self.geo = geo or load_board(edition_dir)
         self.profile = profile or load_profile()
         self.tracker = BoardTracker(self.geo, intrinsics)
+        self.glare = True
+        self._edge_cache: dict[str, np.ndarray] = {}
         codes = tile_codes if tile_codes is not None else load_tile_codes(edition_dir)
         self._catalogue: TileCandidates = tile_candidates(codes) if codes else open_candidates()
         s = self.geo.hex_size_mm
@@ -85,17 +92,56 @@ class BoardReader:
             reg.cache["maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
         return reg.cache["maps"]
 
-    def sample(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
-        """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
+    def sample_bgr(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
+        """float32 (N, 3) camera BGR at every space sample point, then every white reference point."""
         mx, my = self._maps(reg)
-        bgr = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+        return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+
+    def balance(self, bgr: np.ndarray, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
+        """White-balanced Lab float32 (S, P, 3) of the space samples in ``bgr`` (N, 3), and the
+        white field float32 (S, P, 3) (BGR) interpolated from the markers' white."""
         n = len(self._space_pts)
         space_bgr, white_bgr = bgr[:n], bgr[n:].reshape(len(self._marker_ids), -1, 3)
         seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
         marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
         white = fit_white_field(self._marker_xy[seen], marker_white, self._space_pts)
         lab = white_balance(space_bgr, white)
-        return lab.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
+        shape = (len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
+        return lab.reshape(shape), white.reshape(shape)
+
+    def sample(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
+        """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
+        return self.balance(self.sample_bgr(frame, reg), reg)[0]
+
+    def _classify(self, lab: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
+        """Two passes: read, then correct local glare and shadow from the empty board and re-read."""
+        readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
+        shift = self._local_shift(lab, readings)
+        if shift is not None:
+            lab = lab - shift[:, None, :]
+            readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
+        return readings
+
+    def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
+                     cands: TileCandidates) -> tuple[np.ndarray, bool]:
+        """``bgr`` (N, 3) minus the glare spot fitted to ``readings``; whether there was one."""
+        mx, my = self._maps(reg)
+        px = np.hstack([mx, my])
+        n = len(self._space_pts)
+        _, white = self.balance(bgr, reg)
+        expected = expected_classes(readings, self._edge_classes)
+        trust = np.array([r.confidence for r in readings], np.float32) + 0.05
+        veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
+                                      px[:n][:: L.POINTS_PER_SPACE], trust)
+        if veil is None:
+            return bgr, False
+        return bgr - veil.at(px)[:, None], True
+
+    def _edge_classes(self, code: str) -> np.ndarray:
+        """int (6,) class per edge of a tile code as placed."""
+        if code not in self._edge_cache:
+            self._edge_cache[code] = tile_candidates_one(code)
+        return self._edge_cache[code]
 
     def _local_shift(self, lab: np.ndarray, readings: list[SpaceReading]) -> np.ndarray | None:
         """float32 (S, 3) Lab offset of the empty board near each space from the profile's board
@@ -118,12 +164,14 @@ class BoardReader:
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
         reg = self.tracker.register(frame)
-        lab = self.sample(frame, reg)
+        bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
-        readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
-        shift = self._local_shift(lab, readings)
-        if shift is not None:
-            readings = classify(self.profile.log_likelihood(lab - shift[:, None, :]), cands, lab - shift[:, None, :], self.profile)
+        readings = self._classify(self.balance(bgr, reg)[0], cands)
+        for _ in range(GLARE_ROUNDS if self.glare else 0):
+            bgr, found = self._remove_veil(bgr, reg, readings, cands)
+            if not found:
+                break
+            readings = self._classify(self.balance(bgr, reg)[0], cands)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         return Reading(board, conf, reg, spaces)
