@@ -1,7 +1,8 @@
 """Board reader bench: accuracy on a fixed-seed synthetic suite, and time per frame.
 
     .venv/bin/python bench/vision.py            # 150 standard + 150 hard frames, 1920x1080
-    .venv/bin/python bench/vision.py --n 20     # quick look
+    .venv/bin/python bench/vision.py --n 20     # first 20 frames of each suite
+    .venv/bin/python bench/vision.py --quick    # same as --n 30 --timing-frames 10
 
 Standard: tilt <= 15 degrees, mild light.  Hard: tilt up to 30, strong gradient and glare,
 blur, noise, a meeple on about 20 % of tiles, hands in some frames (registered first on a
@@ -104,7 +105,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--timing-frames", type=int, default=20, help="frames per suite also timed (default 20)")
     ap.add_argument("--suite", choices=["standard", "hard", "both"], default="both")
+    ap.add_argument("--quick", action="store_true", help="fixed-seed subset for iterating: --n 30 --timing-frames 10")
     args = ap.parse_args()
+    if args.quick:
+        args.n, args.timing_frames = 30, 10
     cv2.setNumThreads(1)
     geo, codes = load_board(), load_tile_codes()
     print(f"board reader bench: {args.n} frames per suite, {SIZE[0]}x{SIZE[1]}, seed {args.seed}, cv2.setNumThreads(1), OpenCV {cv2.__version__}")

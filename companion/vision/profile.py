@@ -52,9 +52,19 @@ class ColourProfile:
 
     def log_likelihood(self, lab: np.ndarray) -> np.ndarray:
         """float32 (..., 3) Lab -> float32 (..., K) clipped log-likelihood of each class."""
-        d = (lab[..., None, :] - self.mean) / self.std
-        ll = -0.5 * np.sum(d * d, axis=-1) - np.sum(np.log(self.std), axis=-1) + 3 * np.log(MIN_STD[0])
-        return np.maximum(ll, LL_FLOOR)
+        # the quadratic form as one matrix product: [x^2, x, 1] (n, 7) @ (7, K)
+        x = np.asarray(lab, np.float32).reshape(-1, 3)
+        feats = np.hstack([x * x, x, np.ones((len(x), 1), np.float32)])
+        ll = feats @ self._quadratic()
+        return np.maximum(ll, LL_FLOOR).reshape(*lab.shape[:-1], len(CLASSES))
+
+    def _quadratic(self) -> np.ndarray:
+        """float32 (7, K) coefficients of the log-likelihood in [L^2, a^2, b^2, L, a, b, 1]."""
+        if getattr(self, "_q", None) is None:
+            inv = 1.0 / (self.std.astype(np.float64) ** 2)
+            const = -0.5 * np.sum(self.mean**2 * inv, axis=1) - np.sum(np.log(self.std), axis=1) + 3 * np.log(MIN_STD[0])
+            self._q = np.vstack([-0.5 * inv.T, (self.mean * inv).T, const[None, :]]).astype(np.float32)
+        return self._q
 
     def to_json(self) -> dict:
         return {

@@ -113,10 +113,10 @@ class BoardReader:
         """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
         return self.balance(self.sample_bgr(frame, reg), reg)[0]
 
-    def _classify(self, lab: np.ndarray, cands: TileCandidates) -> list[SpaceReading]:
-        """Two passes: read, then correct local glare and shadow from the empty board and re-read."""
+    def _classify(self, lab: np.ndarray, cands: TileCandidates, local: bool = True) -> list[SpaceReading]:
+        """Read; with ``local``, correct local light and shadow from the empty board and re-read."""
         readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
-        shift = self._local_shift(lab, readings)
+        shift = self._local_shift(lab, readings) if local else None
         if shift is not None:
             lab = lab - shift[:, None, :]
             readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
@@ -167,11 +167,13 @@ class BoardReader:
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
         readings = self._classify(self.balance(bgr, reg)[0], cands)
-        for _ in range(GLARE_ROUNDS if self.glare else 0):
+        rounds = GLARE_ROUNDS if self.glare else 0
+        for k in range(rounds):
             bgr, found = self._remove_veil(bgr, reg, readings, cands)
             if not found:
                 break
-            readings = self._classify(self.balance(bgr, reg)[0], cands)
+            # the local correction only on the last round (the veil is what the rounds refine)
+            readings = self._classify(self.balance(bgr, reg)[0], cands, local=k == rounds - 1)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         return Reading(board, conf, reg, spaces)
