@@ -124,6 +124,9 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("mycelium-companion: --games must be at least 1", file=sys.stderr)
         return 2
+    if args.mode == "team" and args.players not in (None, 4):
+        print("mycelium-companion: team mode is 2 vs 2: --players must be 4", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty)
     elapsed = time.perf_counter() - t0
@@ -150,6 +153,9 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from companion.eventlog import EventLog, EventLogError
     from companion.game import Game
+    if not Path(args.db).is_file():
+        print(f"mycelium-companion: no game log at {args.db}", file=sys.stderr)
+        return 2
     try:
         game = Game.resume(EventLog(args.db), args.game)
     except EventLogError as e:

@@ -59,3 +59,7 @@ def check_options(options: dict[str, Any]) -> None:
             raise ValueError(f"table-rule option {name!r} must be {type(default).__name__}, got {value!r}")
     if options.get("team_payment", "each_member") not in ("each_member", "buyer_pays_all"):
         raise ValueError("table-rule option 'team_payment' must be each_member or buyer_pays_all")
+    if options.get("spore_min_distance", 2) < 1:
+        raise ValueError("table-rule option 'spore_min_distance' must be at least 1")
+    if options.get("max_purchases_per_turn", 1) < 1:
+        raise ValueError("table-rule option 'max_purchases_per_turn' must be at least 1")

@@ -17,6 +17,7 @@ from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR
 from companion.hexgrid import Hex
 
 MODES = ("competitive", "cooperative", "team")
+MISSIONS = ("funga", "forest_symbiosis", "forest_communication")
 DEFAULT_COLORS = ("blue", "orange", "red", "black")
 TURN_SLOTS = ("place", "move", "remove", "spore", "give", "swap", "buy")
 """Names recorded in ``turn.taken``: each turn action may be taken once (rulebook 4 and the
@@ -216,9 +217,18 @@ class Position:
         return doc
 
     @classmethod
-    def from_json(cls, doc: Any) -> "Position":
-        """Parse a position document.  Raises :class:`PositionError` naming the field."""
-        return _parse_position(doc)
+    def from_json(cls, doc: Any, edition: Any = None) -> "Position":
+        """Parse a position document and check it against its edition's components (loaded by
+        name when ``edition`` is ``None``).  Raises :class:`PositionError` naming the field."""
+        pos = _parse_position(doc)
+        if edition is None:
+            from companion.edition import EditionError, load_edition
+            try:
+                edition = load_edition(pos.edition)
+            except EditionError as e:
+                raise PositionError("edition", str(e)) from None
+        check_against_edition(pos, edition)
+        return pos
 
 
 # --- parsing helpers, shared with the move parser --------------------------------------
@@ -286,14 +296,23 @@ def _parse_position(doc: Any) -> Position:
     if active not in colors:
         raise PositionError("active", f"{active!r} is not one of the players {colors}")
     turn = doc.get("turn", {"taken": []})
+    if not isinstance(turn, dict):
+        raise PositionError("turn", "must be an object with 'taken' (and optionally 'number')")
     taken = need(turn, "taken", list, "turn")
     for i, t in enumerate(taken):
         if t not in TURN_SLOTS:
             raise PositionError(f"turn.taken[{i}]", f"unknown action {t!r} (known: {list(TURN_SLOTS)})")
-    number = turn.get("number", 1) if isinstance(turn, dict) else 1
+    number = turn.get("number", 1)
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise PositionError("turn.number", f"must be a whole number >= 1, got {number!r}")
+    edition = doc.get("edition", "default")
+    if edition is None:
+        edition = "default"
+    if not isinstance(edition, str) or not edition:
+        raise PositionError("edition", f"must be an edition name such as \"default\", got {edition!r}")
 
     board = need(doc, "board", dict, "")
-    pos = Position(players=players, active=active, edition=doc.get("edition", "default"), mode=mode,
+    pos = Position(players=players, active=active, edition=edition, mode=mode,
                    difficulty=difficulty, taken=list(taken), turn_number=int(number))
     occupied: dict[Hex, str] = {}
 
@@ -325,12 +344,17 @@ def _parse_position(doc: Any) -> Position:
         if h in pos.substrates:
             raise PositionError(f"board.substrates[{i}].at", f"{list(h)} already holds a substrate")
         pos.substrates[h] = kind
-    for color, s in (board.get("spores") or {}).items():
+    spores = board.get("spores") or {}
+    if not isinstance(spores, dict):
+        raise PositionError("board.spores", "must be an object: colour -> {\"at\": [q, r], \"used\": bool}")
+    for color, s in spores.items():
         if color not in colors:
             raise PositionError(f"board.spores.{color}", "is not a player colour")
         if s is None:
             continue
-        at = s.get("at") if isinstance(s, dict) else None
+        if not isinstance(s, dict):
+            raise PositionError(f"board.spores.{color}", "must be an object {\"at\": [q, r], \"used\": bool}")
+        at = s.get("at")
         h = None if at is None else parse_hex(at, f"board.spores.{color}.at")
         if h is not None:
             claim(h, "spore", f"board.spores.{color}.at")
@@ -339,7 +363,10 @@ def _parse_position(doc: Any) -> Position:
             raise PositionError(f"board.spores.{color}.used", "must be true or false")
         pos.spores[color] = Spore(h, used)
     seen_meeples: set[Hex] = set()
-    for color, m in (board.get("meeples") or {}).items():
+    meeples = board.get("meeples") or {}
+    if not isinstance(meeples, dict):
+        raise PositionError("board.meeples", "must be an object: colour -> [q, r] or null")
+    for color, m in meeples.items():
         if color not in colors:
             raise PositionError(f"board.meeples.{color}", "is not a player colour")
         h = None if m is None else parse_hex(m, f"board.meeples.{color}")
@@ -388,8 +415,14 @@ def _parse_position(doc: Any) -> Position:
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             raise PositionError(f"market.{k}", "must be a list of card ids")
         pos.market[k] = list(v)
-    decks = doc.get("decks", {"a": 0, "b": 0})
-    pos.decks = {k: int(decks.get(k, 0)) for k in ("a", "b")}
+    decks = doc.get("decks") or {"a": 0, "b": 0}
+    if not isinstance(decks, dict):
+        raise PositionError("decks", "must be an object: {\"a\": n, \"b\": n} face-down cards left")
+    for k in ("a", "b"):
+        v = decks.get(k, 0)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise PositionError(f"decks.{k}", f"must be a whole number >= 0, got {v!r}")
+        pos.decks[k] = v
     if "bag_tiles" in doc and doc["bag_tiles"] is not None:
         bt = need(doc, "bag_tiles", dict, "")
         pos.bag_tiles = Counter()
@@ -402,11 +435,85 @@ def _parse_position(doc: Any) -> Position:
             raise PositionError("bag_tiles", f"holds {sum(pos.bag_tiles.values())} tiles but bag says {bag}")
     pos.discard = [parse_code(x, f"discard[{i}]") for i, x in enumerate(doc.get("discard", []))]
     pending = doc.get("pending") or {}
-    pos.pending_substrates = list(pending.get("substrates", []))
-    pos.missions = list(doc.get("missions", []))
-    pos.result = doc.get("result")
+    if not isinstance(pending, dict):
+        raise PositionError("pending", "must be an object, e.g. {\"substrates\": [\"wood\"]}")
+    kinds = pending.get("substrates", [])
+    if not isinstance(kinds, list) or any(k not in SUBSTRATE_COLOR for k in kinds):
+        raise PositionError("pending.substrates", "must list substrate kinds (wood, soil)")
+    pos.pending_substrates = list(kinds)
+    missions = doc.get("missions", [])
+    if not isinstance(missions, list) or any(m not in MISSIONS for m in missions) or len(set(missions)) != len(missions):
+        raise PositionError("missions", f"must list accomplished missions among {list(MISSIONS)}, each once")
+    pos.missions = list(missions)
+    result = doc.get("result")
+    if result is not None and (not isinstance(result, dict) or not isinstance(result.get("reason"), str)
+                               or not isinstance(result.get("winners", []), list)):
+        raise PositionError("result", "must be null, or {\"winners\": [...], \"reason\": \"...\"}")
+    pos.result = result
     opts = doc.get("options", {})
     if not isinstance(opts, dict):
         raise PositionError("options", "must be an object of table-rule options")
+    from companion.options import check_options
+    try:
+        check_options(opts)
+    except ValueError as e:
+        name = next((k for k in opts if f"'{k}'" in str(e)), "")
+        raise PositionError(f"options.{name}" if name else "options", str(e)) from None
     pos.options = dict(opts)
     return pos
+
+
+def check_against_edition(pos: Position, edition) -> None:
+    """Raise :class:`PositionError` when ``pos`` cannot happen with ``edition``'s components:
+    a piece off the board, a meeple on neither a tile nor its own spore, a spore off the
+    starting spaces, more than 3 tiles in a hand, more than the nutrient cap, a tree without
+    the edition's number of slots, an unknown or repeated card, a cooperative game without a
+    difficulty."""
+    spaces = edition.spaces
+
+    def on_board(h: Hex, where: str) -> None:
+        if h not in spaces:
+            raise PositionError(where, f"{list(h)} is not a space of the board (radius {edition.radius})")
+
+    for h in pos.tiles:
+        on_board(h, f"board.tiles at {list(h)}")
+    for h in pos.rocks:
+        on_board(h, f"board.rocks {list(h)}")
+    for h, slots in pos.trees.items():
+        on_board(h, f"board.trees at {list(h)}")
+        if len(slots) != edition.slots_per_tree:
+            raise PositionError(f"board.trees at {list(h)}.mycorrhizae", f"a tree has {edition.slots_per_tree} mycorrhiza slots")
+    for h in pos.substrates:
+        on_board(h, f"board.substrates at {list(h)}")
+        if pos.spore_owner(h) is not None:
+            raise PositionError(f"board.substrates at {list(h)}", "a substrate cannot lie under a spore")
+    for c, sp in pos.spores.items():
+        if sp is not None and sp.at is not None:
+            on_board(sp.at, f"board.spores.{c}.at")
+            if sp.at not in edition.outermost:
+                raise PositionError(f"board.spores.{c}.at", f"{edition.label(sp.at)} is not an outermost space (rulebook 3)")
+    for c, m in pos.meeples.items():
+        if m is None:
+            continue
+        on_board(m, f"board.meeples.{c}")
+        spore = pos.spores.get(c)
+        if m not in pos.tiles and not (spore is not None and spore.at == m):
+            raise PositionError(f"board.meeples.{c}", f"a meeple stands on a mycelium tile or on its own spore, not on {edition.label(m)}")
+    for c in pos.colors:
+        if len(pos.hands[c]) > 3:
+            raise PositionError(f"hands.{c}", f"a hand holds at most 3 tiles, got {len(pos.hands[c])}")
+        if pos.nutrient_total(c) > edition.nutrient_cap:
+            raise PositionError(f"nutrients.{c}", f"a player holds at most {edition.nutrient_cap} nutrients (rulebook 5)")
+    seen: set[str] = set()
+    for where, ids in [(f"cards.{c}", v) for c, v in pos.cards.items()] + [(f"market.{k}", v) for k, v in pos.market.items()]:
+        for cid in ids:
+            if cid not in edition.cards:
+                raise PositionError(where, f"unknown card {cid!r} (the edition's cards are {min(edition.cards)}..{max(edition.cards)})")
+            if cid in seen:
+                raise PositionError(where, f"card {cid} appears twice")
+            seen.add(cid)
+    for k, ids in pos.market.items():
+        if any(edition.cards[cid].deck != k for cid in ids):
+            raise PositionError(f"market.{k}", f"holds a card of the other deck")
+    if pos.mode == "cooperative" and pos.difficulty is None:
+        raise PositionError("difficulty", "a cooperative game needs its missions' difficulty (easy, medium or hard)")

@@ -62,8 +62,11 @@ def plan_purchase(b: "Board", m: "Move") -> Plan:
     need = economy.mycelia_needed(pos, ed, card, m.player)
     if m.tiles is not None:
         tiles = list(dict.fromkeys(m.tiles))
+        if len(tiles) != len(m.tiles):
+            raise IllegalMove("wrong_payment", "A tile is listed twice in the payment.")
         if len(tiles) != need:
-            raise IllegalMove("wrong_payment", f"{card.name} takes {need} {color} mycelium tile(s); {len(tiles)} were given.")
+            raise IllegalMove("wrong_payment", f"{card.name} takes {need} {color} mycelium tile(s); {len(tiles)} "
+                              f"{'was' if len(tiles) == 1 else 'were'} given.")
         for h in tiles:
             code = pos.tiles.get(h)
             if code is None or color not in tilecodes.parse(code).colors():
@@ -88,12 +91,15 @@ def plan_purchase(b: "Board", m: "Move") -> Plan:
     if m.spore_to is not None:
         _check_starting_space(b, m.player, m.spore_to)
     elif pos.spores.get(m.player) is None or pos.spores[m.player].at is None:
-        raise IllegalMove("spore_not_displaced", "Say where your spore goes after the purchase (spore_to).")
+        raise IllegalMove("spore_displaced", "Your spore is off the board: say where it goes after the purchase (spore_to).")
     if m.refill is not None:
         ref = ed.cards.get(m.refill)
         seen = {c for v in pos.cards.values() for c in v} | {c for v in pos.market.values() for c in v}
-        if ref is None or ref.deck != card.deck or m.refill in seen or pos.decks[card.deck] <= 0:
-            raise IllegalMove("card_not_in_deck", f"{m.refill} cannot be the next card of deck {card.deck}.")
+        if ref is None or ref.deck != card.deck or m.refill in seen:
+            raise IllegalMove("card_not_in_deck", f"{m.refill} cannot be the next card of deck {card.deck}: "
+                              "it is not a face-down card of that deck.")
+        if pos.decks[card.deck] <= 0:
+            raise IllegalMove("card_not_in_deck", f"Deck {card.deck} has no face-down card left (decks.{card.deck} is 0).")
     return Plan(card, tiles, payments)
 
 

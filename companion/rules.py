@@ -61,6 +61,8 @@ REASONS: dict[str, str] = {
     "not_starting_space": "spores go on the outermost spaces (3)",
     "too_close_to_spore": "spores must be at least one space away from another spore (3)",
     "spore_not_displaced": "your spore is on the board; nothing to relocate",
+    "spore_displaced": "your spore is off the board: say where it goes (spore_to)",
+    "purchase_ends_actions": "after a purchase the meeple waits on its spore until the next turn (6)",
     "hand_full": "a hand holds 3 tiles (4.a.3)",
     "bag_empty": "the bag is empty",
     "tile_not_in_bag": "no tile of that type is left in the bag",
@@ -251,7 +253,7 @@ SLOT = {"place": "place", "rock": "place", "discard": "place", "move": "move", "
 def _validate(b: Board, m: Move) -> None:
     pos = b.pos
     if pos.result is not None:
-        raise IllegalMove("game_over", "The game is over: " + str(pos.result.get("reason", "")))
+        raise IllegalMove("game_over", "The game is over" + (f": {pos.result['reason']}." if pos.result.get("reason") else "."))
     if m.player != TABLE and m.player not in pos.colors:
         raise IllegalMove("unknown_player", f"{m.player} is not playing (players: {', '.join(pos.colors)}).")
     if m.action == "draw" and pos.in_setup:
@@ -270,6 +272,9 @@ def _validate(b: Board, m: Move) -> None:
         slot = SLOT.get(m.action)
         if "spore" in pos.taken and m.action not in ("draw", "end_turn"):
             raise IllegalMove("spore_turn_over", "You used the spore ability: draw back to 3 tiles and end your turn.")
+        if "buy" in pos.taken and m.action not in ("draw", "end_turn", "buy", "swap"):
+            raise IllegalMove("purchase_ends_actions", "You bought a mushroom card: your meeple starts from its spore on your "
+                              "next turn (rulebook 6). Draw back to 3 tiles and end your turn.")
         if slot and slot in pos.taken:
             what = {"place": "placed or discarded a tile"}.get(slot, f"used '{slot}'")
             raise IllegalMove("action_already_taken", f"You already {what} this turn.")
@@ -311,6 +316,8 @@ def _check_starting_space(b: Board, player: str, at: Hex) -> None:
     if occ in ("tile", "rock", "tree"):
         raise IllegalMove({"tile": "space_occupied", "rock": "on_rock", "tree": "on_tree"}[occ],
                           f"{b.label(at)} holds a {occ}; a spore needs a free starting space.")
+    if at in pos.substrates:
+        raise IllegalMove("space_occupied", f"{b.label(at)} holds a {pos.substrates[at]} substrate; a spore needs a free starting space.")
     other_meeple = pos.meeple_at(at)
     if other_meeple not in (None, player):
         raise IllegalMove("move_onto_meeple", f"{other_meeple}'s meeple stands on {b.label(at)}.")
@@ -460,6 +467,8 @@ def _v_remove(b: Board, m: Move) -> None:
     pos = b.pos
     at = m.at
     meeple = pos.meeples.get(m.player)
+    if not b.on_board(at):
+        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
     if at not in pos.tiles and at not in pos.rocks:
         raise IllegalMove("nothing_to_remove", f"{b.label(at)} holds no mycelium tile and no rock.")
     if meeple is None or distance(meeple, at) != 1:
@@ -492,6 +501,8 @@ def _v_spore_ability(b: Board, m: Move) -> None:
         elif _hand_index(pos.hands[m.player], m.discard) is None:
             raise IllegalMove("tile_not_in_hand", f"{m.discard} is not in your hand.")
     else:
+        if m.to == spore.at:
+            raise IllegalMove("not_starting_space", "The spore ability relocates to another starting space (rulebook 4.d).")
         _check_starting_space(b, m.player, m.to)
 
 
@@ -547,7 +558,9 @@ def _v_give(b: Board, m: Move) -> None:
     green = _on_green(b, m.player) and _on_green(b, target)
     funga = "funga" in pos.missions
     symbiosis = "forest_symbiosis" in pos.missions
-    if amount > 2 or (amount == 2 and not funga):
+    if amount > 2:
+        raise IllegalMove("wrong_payment", "At most two nutrients can be given at once (two only with the Funga mission, 7.b).")
+    if amount == 2 and not funga:
         raise IllegalMove("mission_locked", "Giving two nutrients at once needs the Funga mission (7.b); otherwise give one.")
     if not shared:
         if not (symbiosis and green):
@@ -598,6 +611,11 @@ def _v_swap(b: Board, m: Move) -> None:
 def _v_buy(b: Board, m: Move) -> None:
     from companion.purchase import plan_purchase
     pos = b.pos
+    if "place" not in pos.taken:
+        from companion.movegen import has_place_action
+        if has_place_action(pos, b.edition):
+            raise IllegalMove("must_place_or_discard", "Purchases come last in the turn (Turn Sequence Summary 2): "
+                              "place or discard a tile first.")
     limit = option(pos.options, "max_purchases_per_turn")
     if pos.taken.count("buy") >= limit:
         raise IllegalMove("purchase_limit", f"You may buy {limit} mushroom card(s) per turn.")

@@ -204,16 +204,15 @@ class BotTable:
         if ability is not None:
             self.maybe(ability)
         else:
-            self.maybe(self.bot.purchase(self.position, ed))
             if self.rng.random() < 0.3 and "move" not in self.position.taken:
                 self.maybe(self.bot.walk(self.position, ed))
             if "place" not in self.position.taken:
                 self.maybe(self.bot.growth(self.position, ed))
             if "move" not in self.position.taken and self.rng.random() < 0.6:
                 self.maybe(self.bot.walk(self.position, ed))
-            if "buy" not in self.position.taken:
-                self.maybe(self.bot.purchase(self.position, ed))
             self.maybe(self.bot.optional(self.position, ed))
+            # Purchases come last in the turn (Turn Sequence Summary 2).
+            self.maybe(self.bot.purchase(self.position, ed))
         pos = self.position
         while pos.result is None and len(pos.hands[pos.active]) < 3 and pos.bag > 0:
             self.play({"player": pos.active, "action": "draw", "tile": self.supplies.draw_tile()})

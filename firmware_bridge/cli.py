@@ -2,7 +2,10 @@
 
 ``rfid listen`` prints one JSON object a line (``event``, and ``uid``/``tile`` for tags).
 ``rfid enroll`` walks the owner through scanning every tile once.  Exit codes follow
-:mod:`companion.cli`: 0 success, 2 bad arguments or input files, 1 runtime failure.
+:mod:`companion.cli`: 0 success, 2 bad arguments or input files (a port that does not
+exist or is not a terminal, an unwritable registry, a bad ``--expect``), 1 runtime failure.
+While the reader is missing, a "waiting for the reader on ..." line goes to stderr every
+few seconds; ``listen`` keeps its stdout strictly to JSON lines.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from firmware_bridge import discovery
 from firmware_bridge import events as E
 from firmware_bridge.drivers import DRIVERS, make_driver
 from firmware_bridge.enroll import DEFAULT_TILES, Enrollment, expected_from_tiles_json, parse_expect
-from firmware_bridge.errors import RegistryError
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.reader import BagReader
 from firmware_bridge.registry import TagRegistry
 
@@ -59,38 +62,53 @@ def register(sub: "argparse._SubParsersAction") -> None:
     en.set_defaults(func=cmd_enroll)
 
 
-def _port(args: argparse.Namespace) -> str | Callable[[], str | None]:
+def _port(args: argparse.Namespace) -> tuple[str | Callable[[], str | None], str]:
+    """The port (a path, or a lookup callable) and how to name it to the owner.
+
+    Raises :class:`BridgeError` for a malformed ``usb:VID:PID`` or a path that does not
+    exist or is not a terminal (:func:`discovery.check_port`).
+    """
     spec = args.port
     if spec and spec.startswith("usb:"):
-        ids = [discovery.parse_usb_id(spec[4:])]
-        return lambda: discovery.find_port(ids)
-    if spec:
-        return spec
-    if args.driver == "companion":
-        return discovery.find_port
-    return discovery.DEFAULT_UART
+        try:
+            ids = [discovery.parse_usb_id(spec[4:])]
+        except ValueError as e:
+            raise BridgeError(str(e)) from None
+        return (lambda: discovery.find_port(ids)), discovery.describe_ids(ids)
+    if not spec and args.driver == "companion":
+        return discovery.find_port, discovery.describe_ids()
+    path = spec or discovery.DEFAULT_UART
+    discovery.check_port(path)
+    return path, path
 
 
-def _registry(args: argparse.Namespace) -> TagRegistry:
-    return TagRegistry(args.registry or default_registry())
+def _registry(args: argparse.Namespace, *, writable: bool = False) -> TagRegistry:
+    reg = TagRegistry(args.registry or default_registry())
+    if writable:
+        reg.check_writable()
+    return reg
 
 
-def _events(args: argparse.Namespace, registry: TagRegistry) -> tuple[BagReader, "queue.Queue[E.Event]"]:
+def _notice(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _events(args: argparse.Namespace, registry: TagRegistry) -> tuple[BagReader, "queue.Queue[E.Event]", str]:
+    """Start a reader on the chosen port; returns it, its event queue and the port's name."""
     q: "queue.Queue[E.Event]" = queue.Queue()
-    try:
-        port = _port(args)
-    except ValueError as e:
-        raise RegistryError(str(e)) from None
-    reader = BagReader(make_driver(args.driver), port, q.put_nowait, registry.lookup)
-    return reader.start(), q
+    port, label = _port(args)
+    reader = BagReader(
+        make_driver(args.driver), port, q.put_nowait, registry.lookup, on_waiting=_notice, port_label=label
+    )
+    return reader.start(), q, label
 
 
 def cmd_listen(args: argparse.Namespace) -> int:
     """Print every event as one JSON line until Ctrl-C or ``--seconds``."""
     try:
         registry = _registry(args)
-        reader, q = _events(args, registry)
-    except RegistryError as e:
+        reader, q, _ = _events(args, registry)
+    except BridgeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
@@ -109,7 +127,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
 def cmd_enroll(args: argparse.Namespace) -> int:
     """Interactive enrollment; progress and refusals go to stdout."""
     try:
-        if args.expect:
+        if args.expect is not None:
             expected = parse_expect(args.expect)
         elif args.tiles.exists():
             expected = expected_from_tiles_json(args.tiles)
@@ -120,17 +138,19 @@ def cmd_enroll(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        registry = _registry(args)
+        registry = _registry(args, writable=True)
         enrollment = Enrollment(expected, registry)
-        reader, q = _events(args, registry)
-    except RegistryError as e:
+        reader, q, label = _events(args, registry)
+    except BridgeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"Registry: {registry.path}  ({enrollment.done} of {enrollment.total} tiles have a tag)")
     print(f"Still without a tag: {enrollment.missing_text()}")
+    if enrollment.next_type() is not None:
+        print(f"Waiting for the reader on {label} ...", flush=True)
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    prompted = False
     try:
-        print(enrollment.prompt(), flush=True)
         while enrollment.next_type() is not None:
             if deadline is not None and time.monotonic() > deadline:
                 break
@@ -140,12 +160,18 @@ def cmd_enroll(args: argparse.Namespace) -> int:
                 continue
             if isinstance(ev, (E.TileDrawn, E.UnknownTag)):
                 out = enrollment.offer(ev.uid)
-                print(out.message if out.accepted else f"refused: {out.message}")
+                if out.error:
+                    print(f"error: {out.message}", file=sys.stderr, flush=True)
+                else:
+                    print(out.message if out.accepted else f"refused: {out.message}")
                 print(enrollment.prompt(), flush=True)
             elif isinstance(ev, E.ReaderDisconnected):
                 print(f"reader disconnected ({ev.reason}); waiting for it to come back", flush=True)
             elif isinstance(ev, E.ReaderConnected):
                 print(f"reader connected on {ev.port}", flush=True)
+                if not prompted:
+                    prompted = True
+                    print(enrollment.prompt(), flush=True)
     except KeyboardInterrupt:
         pass
     finally:

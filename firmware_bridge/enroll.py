@@ -43,16 +43,30 @@ def expected_from_tiles_json(path: str | Path) -> dict[str, int]:
 
 
 def parse_expect(spec: str) -> dict[str, int]:
-    """``"P03=4,G1.Y25=2,ROCK=3"`` -> tile type -> count.  Raises :class:`RegistryError`."""
+    """``"P03=4,G1.Y25=2,ROCK=3"`` -> tile type -> count.
+
+    Raises :class:`RegistryError` for an empty spec, an item not shaped ``CODE=COUNT``, a
+    count under 1, an unknown tile code, or a tile type listed twice (also under two
+    spellings of the same type, e.g. ``G1.P03`` and ``P03.G1``).
+    """
     out: dict[str, int] = {}
+    spelled: dict[str, str] = {}
     for part in filter(None, (s.strip() for s in spec.split(","))):
-        m = re.fullmatch(r"(.+?)\s*=\s*(\d+)", part)
+        m = re.fullmatch(r"(.+?)\s*=\s*([+-]?\d+)", part)
         if not m:
             raise RegistryError(f"--expect item {part!r} must look like CODE=COUNT, e.g. P03=4")
+        n = int(m.group(2))
+        if n < 1:
+            raise RegistryError(f"--expect item {part!r}: the count must be 1 or more")
         code = tile_type(m.group(1))
-        out[code] = out.get(code, 0) + int(m.group(2))
+        if code in out:
+            raise RegistryError(
+                f"--expect lists {code} twice ({spelled[code]!r} and {part!r}); give each tile type once"
+            )
+        out[code] = n
+        spelled[code] = part
     if not out:
-        raise RegistryError("--expect names no tiles")
+        raise RegistryError("--expect names no tiles; give CODE=COUNT items, e.g. --expect P03=4,ROCK=3")
     return out
 
 
@@ -62,6 +76,8 @@ class Outcome:
 
     accepted: bool
     message: str
+    error: bool = False
+    """True when the scan was fine but could not be saved (the message says why)."""
 
 
 class Enrollment:
@@ -106,7 +122,11 @@ class Enrollment:
         return ", ".join(f"{t} x{n}" for t, n in m.items()) or "none"
 
     def offer(self, uid: str) -> Outcome:
-        """A tag was scanned: store it for :meth:`next_type` and save, or refuse it."""
+        """A tag was scanned: store it for :meth:`next_type` and save, or refuse it.
+
+        Never raises: a save failure comes back as an Outcome with ``error`` set, and the
+        tag is then left out of the registry in memory too.
+        """
         t = self.next_type()
         try:
             key = normalise_uid(uid)
@@ -118,5 +138,9 @@ class Enrollment:
         if known is not None:
             return Outcome(False, f"tag {key} is already enrolled as {known}: set that tile aside and scan another")
         self.registry.add(key, t)
-        self.registry.save()
+        try:
+            self.registry.save()
+        except RegistryError as e:
+            self.registry.remove(key)  # not on disk, so not enrolled: the owner scans it again
+            return Outcome(False, f"tag {key} for {t} was NOT saved: {e}; fix that and scan the tile again", error=True)
         return Outcome(True, f"{key} -> {t}   {self.done} of {self.total}")

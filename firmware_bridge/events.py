@@ -67,7 +67,9 @@ class ReaderDisconnected:
 @dataclass(frozen=True, slots=True)
 class FrameErrorEvent:
     """A corrupt or unexpected frame was dropped; ``kind`` is e.g. ``crc``, ``cobs``,
-    ``checksum``, ``length``, ``replay_gap``.  Nothing else is lost."""
+    ``checksum``, ``length``, ``replay_gap``, ``unknown_type``, ``tag_uid_len``,
+    ``button_kind``, ``version``.  Nothing else is lost: an unreadable event still uses up
+    its seq and is reported once, in its place."""
 
     event: ClassVar[str] = "frame_error"
     kind: str

@@ -167,10 +167,15 @@ def hello_frame(boot_id: int, last_seq: int, oldest_seq: int, fw: tuple[int, int
 
 
 def parse_tag(frame: Frame) -> str:
-    """UID of a TAG frame as upper-case hex (section 5.2)."""
+    """UID of a TAG frame as upper-case hex (section 5.2).
+
+    Raises :class:`FrameError` kind ``"tag_uid_len"`` when the payload is not
+    ``uid_len`` (4, 7 or 10) followed by that many UID bytes.
+    """
     p = frame.payload
     if not p or p[0] not in (4, 7, 10) or len(p) < 1 + p[0]:
-        raise FrameError("length", f"TAG payload {p.hex()} is not uid_len (4, 7 or 10) + UID")
+        raise FrameError("tag_uid_len", f"TAG seq {frame.seq} payload {p.hex() or '(empty)'} "
+                         "is not uid_len (4, 7 or 10) + UID")
     return p[1 : 1 + p[0]].hex().upper()
 
 
@@ -180,9 +185,14 @@ def tag_frame(seq: int, uid: bytes) -> Frame:
 
 
 def parse_button(frame: Frame) -> str:
-    """``"press"`` or ``"long"`` from a BUTTON frame (section 5.3)."""
+    """``"press"`` or ``"long"`` from a BUTTON frame (section 5.3).
+
+    Raises :class:`FrameError` kind ``"button_kind"`` for an empty payload or a kind
+    byte other than 01 or 02.
+    """
     if not frame.payload or frame.payload[0] not in BUTTON_KINDS:
-        raise FrameError("length", f"BUTTON payload {frame.payload.hex()} has no known kind")
+        raise FrameError("button_kind", f"BUTTON seq {frame.seq} payload {frame.payload.hex() or '(empty)'} "
+                         "has no known kind")
     return BUTTON_KINDS[frame.payload[0]]
 
 

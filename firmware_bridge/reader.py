@@ -28,6 +28,11 @@ BACKOFF_MAX = 0.5
 """Reconnect backoff in seconds: doubles from BACKOFF_MIN up to BACKOFF_MAX."""
 READ_TIMEOUT = 0.005
 """Seconds one read waits for the first byte; bounds command latency."""
+NOTICE_AFTER = 1.0
+"""Seconds without a port, after a disconnect, before the first waiting notice (at
+start-up the first notice comes at once)."""
+NOTICE_EVERY = 10.0
+"""Seconds between waiting notices while the port stays missing."""
 
 
 class BagReader:
@@ -37,6 +42,13 @@ class BagReader:
     plugged in), e.g. :func:`firmware_bridge.discovery.find_port`.  ``lookup`` maps a UID to
     its tile code or None (usually :meth:`TagRegistry.lookup`).  ``clock`` gives seconds
     (monotonic) and ``wall`` the Unix time stamped on events.
+
+    ``on_waiting``, when given, receives a human-readable line ("waiting for the reader on
+    /dev/ttyUSB0 (is it plugged in?) ...") while no port can be opened: at once on
+    start-up, :data:`NOTICE_AFTER` seconds after a disconnect, then every
+    :data:`NOTICE_EVERY` seconds.  It is not an event: the event stream stays as it was.
+    ``port_label`` names the port in those lines (default: the path, or "a known USB
+    reader" for a lookup callable).
     """
 
     def __init__(
@@ -49,6 +61,8 @@ class BagReader:
         hold_ms: int = HOLD_MS,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        on_waiting: Callable[[str], None] | None = None,
+        port_label: str | None = None,
     ) -> None:
         self.driver = driver
         self._port = port
@@ -57,6 +71,8 @@ class BagReader:
         self._hold = hold_ms / 1000.0
         self._clock = clock
         self._wall = wall
+        self._on_waiting = on_waiting
+        self._label = port_label or (port if isinstance(port, str) else "a known USB reader")
         self._last_seen: dict[str, float] = {}
         self._outbox: deque[bytes] = deque()
         self._stop = threading.Event()
@@ -92,22 +108,46 @@ class BagReader:
     def _emit(self, ev: E.Event) -> None:
         self._sink(ev)
 
+    def _waiting(self, path: str | None, error: str | None, waited: float) -> None:
+        if self._on_waiting is None:
+            return
+        where = path if path and path != self._label else self._label
+        line = f"waiting for the reader on {where} (is it plugged in?)"
+        if waited >= 1.0:
+            line += f"; {waited:.0f} s so far"
+        if error:
+            line += f"; last error: {error}"
+        self._on_waiting(line)
+
     def run(self) -> None:
         """Connect, read, reconnect, until :meth:`stop`."""
         backoff = BACKOFF_MIN
+        waiting_since: float | None = None
+        next_notice = 0.0
+        first = True
         while not self._stop.is_set():
             path = self._resolve()
             ser = None
+            error = None
             if path:
                 try:
                     ser = serial.Serial(path, self.driver.baudrate, timeout=READ_TIMEOUT, exclusive=True)
-                except (serial.SerialException, OSError, ValueError):
-                    ser = None
+                except (serial.SerialException, OSError, ValueError) as e:
+                    ser, error = None, str(e)
             if ser is None:
+                now = self._clock()
+                if waiting_since is None:
+                    waiting_since = now
+                    next_notice = now + (0.0 if first else NOTICE_AFTER)
+                if now >= next_notice:
+                    next_notice = now + NOTICE_EVERY
+                    self._waiting(path, error, now - waiting_since)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX)
                 continue
             backoff = BACKOFF_MIN
+            waiting_since = None
+            first = False
             reason = self._session(ser, path)
             try:
                 ser.close()

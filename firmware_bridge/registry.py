@@ -106,8 +106,33 @@ class TagRegistry:
         if self._tags.pop(key, None) is None:
             raise RegistryError(f"tag {key} is not enrolled")
 
+    def check_writable(self) -> None:
+        """Make sure :meth:`save` can write here: creates the folder if needed and a
+        temporary file in it (removed at once).  Raises :class:`RegistryError` naming the
+        path and the reason (missing or read-only folder, no permission, a folder in the
+        file's place)."""
+        if self.path.is_dir():
+            raise RegistryError(f"cannot write tag registry {self.path}: it is a folder")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError as e:
+            raise RegistryError(f"cannot write tag registry {self.path}: {e.strerror or e}") from None
+
     def save(self) -> None:
-        """Write the registry atomically (temp file in the same folder + ``os.replace``)."""
+        """Write the registry atomically (temp file in the same folder + ``os.replace``).
+
+        Raises :class:`RegistryError` naming the file and the reason when it cannot be
+        written; the file on disk is then unchanged.
+        """
+        try:
+            self._save()
+        except OSError as e:
+            raise RegistryError(f"cannot save tag registry {self.path}: {e.strerror or e}") from None
+
+    def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         doc = {"version": 1, "tags": dict(sorted(self._tags.items()))}
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)

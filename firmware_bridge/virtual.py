@@ -153,11 +153,7 @@ class VirtualReader:
         """A tile with tag ``uid`` passes the reader (5 bytes for an RDM6300, 4/7/10 for
         the others).  Writes immediately from the calling thread."""
         if self.kind == "companion":
-            with self._lock:
-                self.last_seq = P.next_seq(self.last_seq)
-                f = P.tag_frame(self.last_seq, uid)
-                self._ring.append(f)
-            self._send(f)
+            self.event(P.TAG, bytes([len(uid)]) + uid)
         elif self.kind == "rdm6300":
             frame = rdm6300.encode(uid)
             self._write_noisy(frame)
@@ -171,11 +167,24 @@ class VirtualReader:
     def press(self, kind: str = "press") -> None:
         """The button (companion only): ``"press"`` or ``"long"``."""
         code = {v: k for k, v in P.BUTTON_KINDS.items()}[kind]
+        self.event(P.BUTTON, bytes([code]))
+
+    def event(self, ftype: int, payload: bytes) -> int:
+        """Companion only: the board makes an event frame of any ``ftype`` (0..255) with
+        ``payload`` (at most 48 bytes), numbered with the next seq, kept in the replay
+        ring and written at once.  Tests use it for a newer firmware's event types and for
+        malformed TAG/BUTTON payloads.  Returns the event's seq."""
         with self._lock:
             self.last_seq = P.next_seq(self.last_seq)
-            f = P.Frame(P.BUTTON, self.last_seq, bytes([code]))
+            f = P.Frame(ftype, self.last_seq, bytes(payload))
             self._ring.append(f)
         self._send(f)
+        return f.seq
+
+    def frame(self, ftype: int, payload: bytes = b"") -> None:
+        """Companion only: write one non-event frame of ``ftype`` carrying the latest seq
+        (as a HEARTBEAT does); it is not kept for replay."""
+        self._send(P.Frame(ftype, self.last_seq, bytes(payload)))
 
     def inject(self, raw: bytes) -> None:
         """Write raw bytes (garbage, half frames) as they are."""

@@ -12,11 +12,14 @@ TEAMS = {"blue": "1", "orange": "2", "red": "1", "black": "2"}
 
 
 def _config(args: argparse.Namespace):
-    from companion.setup import GameConfig
+    """The game config from the command line; raises SetupError for a table the rules refuse."""
+    from companion.setup import GameConfig, SetupError
     if getattr(args, "colors", None):
         colors = [c.strip() for c in args.colors.split(",") if c.strip()]
     else:
-        colors = ["blue", "orange", "red", "black"][: (4 if args.mode == "team" else args.players)]
+        if args.mode == "team" and args.players not in (None, 4):
+            raise SetupError("team mode is 2 vs 2: --players must be 4")
+        colors = ["blue", "orange", "red", "black"][: (4 if args.mode == "team" else args.players or 2)]
     return GameConfig(players=colors, mode=args.mode, difficulty=args.difficulty,
                       teams={c: TEAMS[c] for c in colors} if args.mode == "team" else None)
 
@@ -216,7 +219,7 @@ def _bag_reader(args: argparse.Namespace, live):
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
-    p.add_argument("--players", type=int, choices=[2, 3, 4], default=2)
+    p.add_argument("--players", type=int, choices=[2, 3, 4], default=None, help="players (default 2; team mode: 4)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
     p.add_argument("--db", default=None, help="game log (SQLite; default under ~/.local/share; ':memory:' for none)")
     p.add_argument("--record", metavar="DIR", default=None, help="save frames, reader events and inputs for replay")

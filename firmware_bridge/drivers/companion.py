@@ -5,6 +5,23 @@ last event seq it delivered, passes each event up exactly once and in order, and
 board to RESEND from the first missing seq whenever a HELLO, HEARTBEAT or later event shows
 a gap (a corrupt frame, bytes lost on the wire, or draws made while the cable was out).
 State survives reconnects: create one driver per physical reader, not per connection.
+
+A frame that passes its CRC but cannot be read (section 8) never stalls the sequence.
+Such a frame is either the board's own (a newer firmware's frame type, a firmware bug) or
+a damaged frame that slipped past the CRC (losing a final ``00`` does so for about one
+frame in 256), so the driver asks the board rather than guessing:
+
+* if its seq is not ahead of the last delivered event, it is a non-event frame of a newer
+  type (reported once per type and connection, kind ``unknown_type``) or an old event's
+  replay (dropped);
+* if its seq is ahead, the driver asks for a RESEND.  If the replay brings the same frame
+  back under that seq, it is the board's event: passed up once, in seq order, as a
+  :class:`FrameError` (kind ``unknown_type``, ``tag_uid_len`` or ``button_kind``), and the
+  next event follows.  If the replay brings a readable TAG or BUTTON, that is delivered and
+  the unreadable frame is reported once.
+
+Identical RESEND requests are at least :data:`RESEND_MIN_GAP` seconds apart, whatever asks
+for them, so no frame can make the driver flood the board.
 """
 
 from __future__ import annotations
@@ -19,6 +36,9 @@ MAX_EARLY = 64
 """Events kept while waiting for a missing earlier one."""
 RESEND_RETRY = 0.25
 """Seconds before a RESEND that brought nothing is sent again."""
+RESEND_MIN_GAP = 0.05
+"""Least time in seconds between two RESEND requests for the same seq (the board keeps 32
+events, 0.64 s of draws at 50 per second, so retries must stay quick but bounded)."""
 
 
 class CompanionDriver(Driver):
@@ -39,6 +59,9 @@ class CompanionDriver(Driver):
         self._next_hello = 0.0
         self._want_from: int | None = None  # first missing seq, when a gap is known
         self._resend_at = 0.0
+        self._last_resend: tuple[int, float] | None = None  # (from_seq, when sent)
+        self._suspect: tuple[int, int, bytes, FrameError] | None = None  # unreadable frame ahead, asked about
+        self._unknown_reported: set[int] = set()  # non-event unknown types reported this connection
         self._accept_any = False  # after a replay-gap NAK, the next event restarts the count
         self._early: dict[int, Reading] = {}  # events that arrived ahead of a gap, by seq
         self._cmd_seq = 0
@@ -53,6 +76,7 @@ class CompanionDriver(Driver):
     # -- Driver interface --------------------------------------------------------------
     def on_open(self, now: float) -> bytes:
         self._splitter.reset()
+        self._unknown_reported.clear()
         self._hello_seen = False
         self._next_hello = now + HELLO_RETRY
         return self.command(P.Frame(P.HELLO_REQ, 0))
@@ -65,8 +89,13 @@ class CompanionDriver(Driver):
                 self._next_hello = now + HELLO_RETRY
                 out += self.command(P.Frame(P.HELLO_REQ, 0))
         elif self._want_from is not None and now >= self._resend_at:
-            self._resend_at = now + RESEND_RETRY
-            out += self.command(P.resend(self._want_from))
+            last = self._last_resend
+            if last is not None and last[0] == self._want_from and now - last[1] < RESEND_MIN_GAP:
+                self._resend_at = last[1] + RESEND_MIN_GAP  # same request too soon: wait
+            else:
+                self._resend_at = now + RESEND_RETRY
+                self._last_resend = (self._want_from, now)
+                out += self.command(P.resend(self._want_from))
         return out
 
     def feed(self, data: bytes, now: float) -> list[Reading]:
@@ -97,6 +126,52 @@ class CompanionDriver(Driver):
         out.append(reading)
         if self._early:
             self._early = {k: v for k, v in self._early.items() if P.seq_after(k, seq)}
+        if self._suspect is not None and not P.seq_after(self._suspect[0], seq):
+            # its seq went to a readable event: the unreadable frame was not the board's event
+            ftype, err = self._suspect[1], self._suspect[3]
+            self._suspect = None
+            if err.kind == "unknown_type":
+                self._report_unknown(ftype, out)
+            else:
+                out.append(err)
+
+    def _event(self, seq: int, reading: Reading, now: float, out: list[Reading]) -> None:
+        """An event (or an unreadable event, as a FrameError) numbered ``seq`` arrived."""
+        if self._accept_any or seq == P.next_seq(self.last_seq):
+            self._accept_any = False
+            self._deliver(seq, reading, out)
+            while P.next_seq(self.last_seq) in self._early:  # the gap is filled
+                s = P.next_seq(self.last_seq)
+                self._deliver(s, self._early.pop(s), out)
+        elif P.seq_after(seq, self.last_seq):
+            # ahead of a gap: keep it (bounded) and ask for what is missing
+            if len(self._early) < MAX_EARLY:
+                self._early[seq] = reading
+            self._gap(seq, now)
+        # else a duplicate from a replay: already delivered
+
+    def _report_unknown(self, ftype: int, out: list[Reading]) -> None:
+        if ftype not in self._unknown_reported:
+            self._unknown_reported.add(ftype)
+            out.append(FrameError("unknown_type", f"frame type {ftype:#04x} is not in protocol v1; ignored"))
+
+    def _unreadable(self, f: P.Frame, err: FrameError, now: float, out: list[Reading]) -> None:
+        """A frame whose CRC is right but which cannot be read; ``err`` says why."""
+        if not (self._accept_any or P.seq_after(f.seq, self.last_seq)):
+            if f.type not in P.EVENT_TYPES:
+                self._report_unknown(f.type, out)  # a newer firmware's non-event frame
+            return  # else an old event's replay, already accounted for
+        key = (f.seq, f.type, f.payload)
+        same = self._suspect is not None and self._suspect[:3] == key
+        if self._accept_any or (same and f.seq == P.next_seq(self.last_seq)):
+            # in a replay (it came back under the same seq): the board's own event
+            self._suspect = None
+            self._event(f.seq, err, now, out)
+            return
+        if not same:
+            self._suspect = (*key, err)
+            self._last_resend = None  # a new question for the board: ask at once
+        self._gap(f.seq, now)
 
     def _handle(self, f: P.Frame, now: float, out: list[Reading]) -> None:
         if f.type == P.HELLO:
@@ -112,6 +187,8 @@ class CompanionDriver(Driver):
                 self.boot_id = h.boot_id
                 self.last_seq = 0
                 self._want_from = None
+                self._suspect = None
+                self._last_resend = None
             self._hello_seen = True
             self._gap(h.last_seq, now)
             out.append(Ready({"protocol": h.protocol, "firmware": h.firmware, "boot_id": h.boot_id}))
@@ -122,19 +199,13 @@ class CompanionDriver(Driver):
             self._gap(f.seq, now)
             return
         if f.type in P.EVENT_TYPES:
-            reading: Reading = TagSeen(P.parse_tag(f)) if f.type == P.TAG else ButtonSeen(P.parse_button(f))
-            if self._accept_any or f.seq == P.next_seq(self.last_seq):
-                self._accept_any = False
-                self._deliver(f.seq, reading, out)
-                while P.next_seq(self.last_seq) in self._early:  # the gap is filled
-                    s = P.next_seq(self.last_seq)
-                    self._deliver(s, self._early.pop(s), out)
-            elif P.seq_after(f.seq, self.last_seq):
-                # ahead of a gap: keep it (bounded) and ask for what is missing
-                if len(self._early) < MAX_EARLY:
-                    self._early[f.seq] = reading
-                self._gap(f.seq, now)
-            return  # else a duplicate from a replay: already delivered
+            try:
+                reading: Reading = TagSeen(P.parse_tag(f)) if f.type == P.TAG else ButtonSeen(P.parse_button(f))
+            except FrameError as e:
+                self._unreadable(f, e, now, out)
+            else:
+                self._event(f.seq, reading, now, out)
+            return
         if f.type == P.NAK and len(f.payload) >= 4 and f.payload[0] == P.RESEND:
             if f.payload[3] == P.NAK_REPLAY_GAP:
                 self._accept_any = True
@@ -146,7 +217,8 @@ class CompanionDriver(Driver):
                 # the replay follows; if it is lost, the next heartbeat shows the gap again
                 self._want_from = None
             return
-        raise FrameError("unknown_type", f"unknown frame type {f.type:#04x} ignored")
+        err = FrameError("unknown_type", f"frame type {f.type:#04x} (seq {f.seq}) is not in protocol v1; skipped")
+        self._unreadable(f, err, now, out)
 
 
 def led_frame(r: int, g: int, b: int, duration_ms: int = 0) -> P.Frame:

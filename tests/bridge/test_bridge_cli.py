@@ -56,8 +56,9 @@ def test_enroll_takes_counts_from_an_edition_tiles_file(tmp_path, capsys):
     tiles = tmp_path / "tiles.json"
     tiles.write_text(json.dumps({"tiles": [{"code": "G1.P03", "count": {"fuchsia": 1, "purple": 1}},
                                            {"code": "ROCK", "count": {"fuchsia": 1}}]}))
-    code = run(["rfid", "enroll", "--port", str(tmp_path / "no-such-port"), "--registry", str(tmp_path / "t.json"),
-                "--tiles", str(tiles), "--seconds", "0.2"])
+    with VirtualReader("companion") as dev:
+        code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(tmp_path / "t.json"),
+                    "--tiles", str(tiles), "--seconds", "0.5"])
     out = capsys.readouterr().out
     assert code == 1  # nothing scanned in time
     assert "0 of 3" in out and "still without a tag: P03.G1 x2, ROCK x1" in out
@@ -93,7 +94,7 @@ def test_registry_save_is_atomic(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr("os.replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(RegistryError, match="cannot save tag registry .*disk full"):
         reg.save()
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tags.json"]  # no temp file left

@@ -92,3 +92,41 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     r = run("export", "--db", str(db), "--out", str(out))
     exported = json.loads(out.read_text())
     assert len(exported["events"]) == summary["events"] and exported["position"]["result"] == summary["result"]
+
+
+@pytest.mark.parametrize("patch,field", [
+    ({"result": "over"}, "result"),
+    ({"decks": ["a"]}, "decks"),
+    ({"pending": "x"}, "pending"),
+    ({"turn": {"taken": [], "number": "x"}}, "turn.number"),
+    ({"turn": None}, "turn"),
+    ({"edition": 5}, "edition"),
+    ({"missions": ["foo"]}, "missions"),
+    ({"options": {"rock_on_own_spores": False}}, "options"),
+    ({"options": {"rock_on_own_spore": "no"}}, "options.rock_on_own_spore"),
+    ({"options": {"max_purchases_per_turn": 0}}, "options.max_purchases_per_turn"),
+    ({"board": {"spores": {"blue": [4, 0]}}}, "board.spores.blue"),
+    ({"board": {"meeples": "x"}}, "board.meeples"),
+    ({"board": {"tiles": [{"at": [9, 0], "paths": "P03"}]}}, "board.tiles"),
+    ({"board": {"meeples": {"blue": [0, 0]}}}, "board.meeples.blue"),
+    ({"board": {"spores": {"blue": {"at": [0, 0], "used": False}}, "meeples": {"blue": [0, 0]}}}, "board.spores.blue.at"),
+    ({"hands": {"blue": ["P03", "P03", "P03", "P03"]}}, "hands.blue"),
+    ({"nutrients": {"blue": {"pink": 9}}}, "nutrients.blue"),
+    ({"market": {"a": ["a01", "a01"], "b": []}}, "market.a"),
+    ({"market": {"a": ["zz9"], "b": []}}, "market.a"),
+    ({"mode": "cooperative", "difficulty": None}, "difficulty"),
+])
+def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, patch, field):
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    for k, v in patch.items():
+        if k == "board":
+            doc["board"].update(v)
+        elif k in ("hands", "nutrients") and isinstance(v, dict):
+            doc[k].update(v)
+        else:
+            doc[k] = v
+    p.write_text(json.dumps(doc))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert f"field {field}" in r.stderr and "Traceback" not in r.stderr

@@ -20,8 +20,9 @@ def reason(pos, move):
 
 
 def row_position(**kw):
+    # Purchases come after the turn's placement (Turn Sequence Summary): it is already made.
     args = dict(tiles=dict(ROW), meeples={"blue": (3, 0), "orange": (-4, 0)}, market=MARKET,
-                decks={"a": 5, "b": 5})
+                decks={"a": 5, "b": 5}, taken=["place"])
     args.update(kw)
     return make_position(**args)
 
@@ -38,6 +39,24 @@ def test_buying_pays_tiles_and_cubes_and_restarts_at_the_spore():
     assert p.market["a"] == ["a04", "a02", "a05"] and p.decks["a"] == 4
     assert p.spores["blue"].at == (0, 4) and p.meeples["blue"] == (0, 4) and not p.spores["blue"].used
     assert sorted(p.discard) == ["P03", "P03"]
+
+
+def test_purchases_come_last_in_the_turn():
+    pos = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}}, taken=[])
+    assert reason(pos, buy("a01")) == "must_place_or_discard"
+    after = apply(row_position(nutrients={"blue": {"pink": 1, "yellow": 1}}), buy("a01")).position
+    assert reason(after, {"player": "blue", "action": "move", "to": [3, 0], "color": "pink"}) == "purchase_ends_actions"
+    assert reason(after, {"player": "blue", "action": "end_turn"}) in (None, "must_draw")
+
+
+def test_purchase_messages_name_the_real_problem():
+    pos = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}})
+    v = check(pos, buy("a01", tiles=[[1, 0], [1, 0]]))
+    assert v.reason == "wrong_payment" and "twice" in v.message
+    gone = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}}, spores={"blue": None, "orange": (-4, 0)},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)})
+    gone.spores["blue"] = __import__("companion.position", fromlist=["Spore"]).Spore(None, False)
+    assert reason(gone, buy("a01")) == "spore_displaced"
 
 
 def test_buying_re_enables_the_spore_ability():
@@ -101,10 +120,11 @@ def test_team_payment_table_rule_lets_the_buyer_pay_all():
 # --- card effects, one worked example each --------------------------------------------------
 
 def test_permanent_pink_nutrient_reduces_pink_never_white():
-    pos = row_position(cards={"blue": ["a01"]}, nutrients={"blue": {"yellow": 1, "white": 1}})
+    market = {"a": ["a04", "a02"], "b": []}
+    pos = row_position(cards={"blue": ["a01"]}, nutrients={"blue": {"yellow": 1, "white": 1}}, market=market)
     p = apply(pos, buy("a04")).position  # a04 costs 1 pink 1 yellow 1 white: pink is waived
     assert p.nutrients["blue"] == {"pink": 0, "yellow": 0, "white": 0}
-    pos = row_position(cards={"blue": ["a01"]}, nutrients={"blue": {"yellow": 1}})
+    pos = row_position(cards={"blue": ["a01"]}, nutrients={"blue": {"yellow": 1}}, market=market)
     assert "1 more white" in check(pos, buy("a04")).message
 
 
@@ -114,7 +134,8 @@ def test_permanent_yellow_nutrient():
 
 
 def test_permanent_wood_mycelium_pays_one_tile_less():
-    pos = row_position(cards={"blue": ["a02"]}, nutrients={"blue": {"pink": 1, "yellow": 1}})
+    pos = row_position(cards={"blue": ["a02"]}, nutrients={"blue": {"pink": 1, "yellow": 1}},
+                       market={"a": ["a01"], "b": []})
     p = apply(pos, buy("a01")).position
     assert len(set(ROW) - set(p.tiles)) == 1
 

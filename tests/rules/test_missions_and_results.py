@@ -109,7 +109,7 @@ def test_forest_communication_reward_is_paid_once():
 def test_competitive_first_to_ten_points_wins_on_the_purchase():
     pos = make_position(tiles={(3, 0): "P03", (2, 0): "P03", (1, 0): "P03"}, cards={"blue": ["b03", "b06", "a03"]},
                         meeples={"blue": (3, 0), "orange": (-4, 0)}, nutrients={"blue": {"pink": 1, "yellow": 1}},
-                        market={"a": ["a01"], "b": []})
+                        market={"a": ["a01"], "b": []}, taken=["place"])
     p = apply(pos, {"player": "blue", "action": "buy", "card": "a01"}).position
     assert p.result["winners"] == ["blue"] and "reached 10" in p.result["reason"]
 

@@ -167,7 +167,7 @@ def test_move_passes_meeples_but_does_not_stop_on_them():
 
 def test_move_never_over_spores_rocks_or_trees():
     pos = make_position(tiles={(4, -3): "P5", (4, -1): "P2", (3, 0): "P03"}, rocks=[(2, 0)], trees=[(3, -1)],
-                        spores={"blue": (0, 4), "orange": (4, -2)}, meeples={"blue": (4, -3), "orange": (-4, 0)})
+                        spores={"blue": (0, 4), "orange": (4, -2)}, meeples={"blue": (4, -3), "orange": (4, -2)})
     assert reason(pos, mv((4, -1), "pink")) == "move_over_spore"
     assert reason(pos, mv((4, -2), "pink")) == "move_over_spore"
     assert reason(pos, mv((2, 0), "pink")) == "move_over_rock"
@@ -213,6 +213,18 @@ def test_spore_redraw_returns_two_tiles_and_ends_the_actions():
     drawn = apply(out, {"player": "blue", "action": "draw", "tile": "G03"}).position
     assert drawn.hands["blue"] == ["G03"]
     assert reason(drawn, ab) == "spore_turn_over"
+
+
+def test_spore_relocation_needs_another_free_starting_space():
+    pos = make_position(substrates={(0, 4): "wood"})
+    ab = lambda to: {"player": "blue", "action": "spore_ability", "mode": "relocate", "to": list(to)}
+    assert reason(pos, ab((4, 0))) == "not_starting_space"
+    assert reason(pos, ab((0, 4))) == "space_occupied"
+
+
+def test_remove_off_the_board_says_so():
+    pos = make_position(nutrients={"blue": {"pink": 1}})
+    assert reason(pos, {"player": "blue", "action": "remove", "at": [5, 0]}) == "off_board"
 
 
 def test_spore_ability_at_start_of_turn_and_once():
