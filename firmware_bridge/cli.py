@@ -125,7 +125,8 @@ def cmd_listen(args: argparse.Namespace) -> int:
 
 
 def cmd_enroll(args: argparse.Namespace) -> int:
-    """Interactive enrollment; progress and refusals go to stdout."""
+    """Interactive enrollment; progress and refusals go to stdout, a scan that could not be
+    saved to stderr (the tile is asked for again)."""
     try:
         if args.expect is not None:
             expected = parse_expect(args.expect)

@@ -31,7 +31,7 @@ READ_TIMEOUT = 0.005
 NOTICE_AFTER = 1.0
 """Seconds without a port, after a disconnect, before the first waiting notice (at
 start-up the first notice comes at once)."""
-NOTICE_EVERY = 10.0
+NOTICE_EVERY = 5.0
 """Seconds between waiting notices while the port stays missing."""
 
 
