@@ -611,6 +611,11 @@ def _v_swap(b: Board, m: Move) -> None:
 def _v_buy(b: Board, m: Move) -> None:
     from companion.purchase import plan_purchase
     pos = b.pos
+    card = b.edition.cards.get(m.card)
+    if card is None:
+        raise IllegalMove("card_unknown", f"The edition has no card {m.card}.")
+    if m.card not in pos.market.get(card.deck, []):
+        raise IllegalMove("card_not_in_market", f"{card.name} ({m.card}) is not face up in the market.")
     if "place" not in pos.taken:
         from companion.movegen import has_place_action
         if has_place_action(pos, b.edition):

@@ -7,7 +7,7 @@ import json
 
 import cv2
 import numpy as np
-from conftest import SIZE, mild, normalised, shoot
+from vision_frames import SIZE, mild, normalised, shoot
 
 from calibration import cli as calib_cli
 from calibration.colours import load_layout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from conftest import mild, normalised, shoot
+from vision_frames import mild, normalised, shoot
 from test_vision_reader import every_piece
 
 from companion.vision.markers import MarkerFinder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import mild, normalised, shoot
+from vision_frames import mild, normalised, shoot
 
 from companion.tiles import distinct_rotations
 from companion.vision.reader import BoardReader
@@ -86,7 +86,7 @@ def test_warm_lamp_and_uneven_light(geo, codes):
 
 def test_confidence_drops_where_a_hand_covers_the_board(geo, codes):
     from companion.sim.render import make_camera
-    from conftest import SIZE
+    from vision_frames import SIZE
 
     cond = mild()
     cam = make_camera(geo, cond, SIZE)

@@ -7,7 +7,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from conftest import SIZE, mild, normalised, shoot
+from vision_frames import SIZE, mild, normalised, shoot
 
 from companion.sim.render import make_camera
 from companion.vision.errors import BoardNotFoundError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import SIZE, mild
+from vision_frames import SIZE, mild
 
 from companion.sim.render import make_camera, random_conditions, render
 from companion.sim.render_scene import random_board
