@@ -38,15 +38,20 @@ class EventLogError(RuntimeError):
 class EventLog:
     """An append-only (but for undo) log of games and their events in one SQLite file.
 
-    ``path``: file path, or ``":memory:"`` for tests.  Raises :class:`EventLogError` when the
+    ``path``: file path, or ``":memory:"`` for tests; ``create_dirs`` creates its folder (for
+    the default location).  Raises :class:`EventLogError` when the folder is missing or the
     file cannot be opened as a database.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, create_dirs: bool = False):
         self.path = str(path)
+        if self.path != ":memory:":
+            parent = Path(self.path).parent
+            if create_dirs:
+                parent.mkdir(parents=True, exist_ok=True)
+            elif not parent.is_dir():
+                raise EventLogError(f"{self.path}: the folder {parent} does not exist")
         try:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")

@@ -62,6 +62,11 @@ class SimReport:
                 "log_matches_truth": self.log_matches_truth}
 
 
+class SimulationAborted(RuntimeError):
+    """The game at the table no longer follows the simulated players (changed by hand on the
+    dashboard: an undo, a new game)."""
+
+
 class TagBox:
     """One UID per physical tile (4-byte ISO 14443A UIDs), drawn and returned with the tile."""
 
@@ -113,6 +118,7 @@ class SimulatedTable:
                                gradient_angle_deg=40.0)
         self.camera = make_camera(self.geo, self.cond, self.size)
         self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log))
+        self._game = self.session.game
         self.live = LiveTable(self.session)
         self.tags = TagBox(list(self.truth.supplies.bag) + [c for h in self.truth.position.hands.values() for c in h],
                            self.rng)
@@ -200,7 +206,12 @@ class SimulatedTable:
     def _settle(self, ev: Event, pos: Position) -> None:
         """Wait for the companion to commit this step; count and repair a rejection."""
         s = self.session
-        ok = self._wait_events(ev.seq, timeout=5.0 if self.fast else 10.0)
+        if s.game is not self._game or len(s.game.events) > ev.seq:
+            raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
+                                    "the simulated players stop here")
+        # Generous: a loaded machine (tablets polling, other programs) must not turn a slow
+        # commit into a "rejection".
+        ok = self._wait_events(ev.seq, timeout=20.0 if self.fast else 30.0)
         q = s.question
         if not ok and q is not None:
             self.report.questions += 1
@@ -223,7 +234,8 @@ class SimulatedTable:
             truth_mv = self.truth.game.events[len(s.game.events)].move
             v = s.submit(truth_mv, source="dashboard")
             if not v.legal:
-                break
+                raise SimulationAborted(f"the companion's game and the simulated players' game differ at move "
+                                        f"{len(s.game.events) + 1} ({v.message}); the simulated players stop here")
 
     def _board_after(self, moves: list[dict[str, Any]]) -> dict[str, Any] | None:
         from companion.rules import IllegalMove, apply

@@ -66,7 +66,10 @@ class EventBus:
             return self._since(last_id)
 
     def _since(self, last_id: int) -> list[Message]:
-        if last_id >= self._next - 1:
+        if last_id > self._next - 1:
+            # The client knew a later message than exist: the server restarted since.
+            return [Message(self._next - 1, "reset", {"reason": "the companion restarted; reload the state"}, time.time())]
+        if last_id == self._next - 1:
             return []
         oldest = self._history[0].id if self._history else self._next
         out = [m for m in self._history if m.id > last_id]

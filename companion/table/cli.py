@@ -20,15 +20,19 @@ def _config(args: argparse.Namespace):
         if args.mode == "team" and args.players not in (None, 4):
             raise SetupError("team mode is 2 vs 2: --players must be 4")
         colors = ["blue", "orange", "red", "black"][: (4 if args.mode == "team" else args.players or 2)]
+    # Team mode: turns alternate between the teams (rulebook 9.a), so seats 1 and 3 play together.
     return GameConfig(players=colors, mode=args.mode, difficulty=args.difficulty,
-                      teams={c: TEAMS[c] for c in colors} if args.mode == "team" else None)
+                      teams={c: str(i % 2 + 1) for i, c in enumerate(colors)} if args.mode == "team" else None)
 
 
 def _log(db: str | None):
+    """The game log: ``--db`` (its folder must exist) or the default file (folder created)."""
     from companion.commands import default_db
     from companion.eventlog import EventLog
     path = db or default_db()
-    return None if path == ":memory:" else EventLog(path), path
+    if path == ":memory:":
+        return None, path
+    return EventLog(path, create_dirs=db is None), path
 
 
 def _web(session, args: argparse.Namespace):
@@ -64,7 +68,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from companion.eventlog import EventLogError
     from companion.setup import SetupError
-    from companion.sim.table import SimulatedTable
+    from companion.sim.table import SimulatedTable, SimulationAborted
     from companion.table.console import ConsoleLog
 
     cv2.setNumThreads(1)
@@ -78,7 +82,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     srv = None
     if args.record:
         from companion.table.record import Recorder
-        sim.live.recorder = Recorder(args.record, setup=sim.session.game.initial.to_json())
+        sim.live.recorder = Recorder(args.record, setup=Recorder.setup_doc(sim.session.game))
         sim.session.input_hooks.append(sim.live.recorder.input)
     if not args.fast:
         srv = _web(sim.session, args)
@@ -90,6 +94,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nStopped.", file=sys.stderr)
         return 130
+    except SimulationAborted as e:
+        print(f"mycelium-companion: {e}", file=sys.stderr)
+        if srv is not None:
+            srv.shutdown()
+        return 1
     finally:
         if sim.live.recorder is not None:
             sim.live.recorder.close()
@@ -107,53 +116,65 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """The real table: camera + tile-bag reader + rules + dashboard."""
+    """The real table: camera + tile-bag reader + rules + dashboard.
+
+    Devices are opened before the game log is touched, so a start that fails (no camera, a
+    bad recording) leaves the log as it was and ``--resume`` still finds the interrupted game.
+    """
     import cv2
 
     from companion.eventlog import EventLogError
     from companion.game import Game
-    from companion.position import Position
     from companion.setup import SetupError
     from companion.table.console import ConsoleLog
     from companion.table.live import LiveTable
     from companion.table.session import TableSession
 
     cv2.setNumThreads(2)
+    reader = _board_reader(args)
+    if reader is None:
+        return 2
+    initial = config = source = None
     try:
-        log, path = _log(args.db)
         if args.replay:
             from companion.table.record import RecordingError, load_setup
             try:
-                initial = Position.from_json(load_setup(args.replay))
+                initial, config = load_setup(args.replay)
             except RecordingError as e:
                 print(f"mycelium-companion: {e}", file=sys.stderr)
                 return 2
-            session = TableSession(Game(initial, None, log=log))
-        elif args.resume:
-            session = TableSession(Game.resume(log))
-        else:
+        elif not args.resume:
             import random
 
             from companion.edition import load_edition
             from companion.setup import new_game
             config = _config(args)
-            pos, _ = new_game(config, load_edition(config.edition), random.Random(), deal=False)
-            session = TableSession(Game(pos, config, log=log))
+            initial, _ = new_game(config, load_edition(config.edition), random.Random(), deal=False)
+        if not args.replay:
+            source = _camera(args)
+            if source is None:
+                return 2
+        log, path = _log(args.db)
+        if args.resume:
+            game = Game.resume(log, args.game)
+            print(f"Resuming game {game.game_id} at move {len(game.events)} (log: {path})")
+        else:
+            game = Game(initial, config, log=log)
+            print(f"Game {game.game_id or '(not logged)'}" + (f", logged in {path}" if log else ""))
     except (EventLogError, SetupError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
+        if source is not None:
+            source.close()
         return 2
-    reader = _board_reader(args)
-    if reader is None:
-        return 2
+    session = TableSession(game)
     recorder = None
     if args.record:
         from companion.table.record import Recorder
-        recorder = Recorder(args.record, setup=session.game.initial.to_json())
+        recorder = Recorder(args.record, setup=Recorder.setup_doc(game))
         session.input_hooks.append(recorder.input)
     live = LiveTable(session, reader=reader, recorder=recorder)
     session.feedback = live.feedback
     session.bus.subscribe(ConsoleLog(session))
-    print(f"Game {session.game.game_id}, logged in {path}")
     if args.replay:
         from companion.table.record import RecordingError, replay
         try:
@@ -163,10 +184,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             return 2
         print(json.dumps({"inputs": n, "events": len(session.game.events), "result": session.position.result}))
         return 0
+    session.set_status("camera", "ok", source.name)
     srv = _web(session, args)
-    source = _camera(args, session)
-    if source is None:
-        return 2
     bag = _bag_reader(args, live)
     live.run(source, bag)
     if recorder is not None:
@@ -192,15 +211,13 @@ def _board_reader(args: argparse.Namespace):
     return BoardReader(**kw)
 
 
-def _camera(args: argparse.Namespace, session):
+def _camera(args: argparse.Namespace):
     from companion.table.sources import SourceError, open_camera
     try:
-        src = open_camera(args.camera)
+        return open_camera(args.camera)
     except SourceError as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return None
-    session.set_status("camera", "ok", src.name)
-    return src
 
 
 def _bag_reader(args: argparse.Namespace, live):
@@ -246,7 +263,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--driver", choices=["companion", "rdm6300", "pn532"], default="companion")
     p.add_argument("--registry", default=None, help="tag registry file (default: the one 'rfid enroll' writes)")
     p.add_argument("--colors", default=None, help="player colours in turn order, e.g. blue,orange,red")
-    p.add_argument("--resume", action="store_true", help="continue the newest game in the log")
+    p.add_argument("--resume", action="store_true", help="continue a game from the log (the newest, or --game)")
+    p.add_argument("--game", default=None, help="with --resume: the game id to continue (see 'export')")
     p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
     p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")

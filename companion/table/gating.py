@@ -44,6 +44,11 @@ class StillnessGate:
         self._fired = False
         self.motion = False
 
+    @property
+    def has_read(self) -> bool:
+        """Whether a still frame has been read since the last reset."""
+        return self._last_read is not None
+
     def _changed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (cv2.absdiff(a, b) > self.pixel_delta).astype(np.uint8)
 

@@ -62,6 +62,14 @@ class LiveTable:
         self._last_uncertain: frozenset = frozenset()
         self._stop = threading.Event()
         self.bag_reader = None
+        self._recheck = False
+        session.bus.subscribe(self._on_message)
+
+    def _on_message(self, msg) -> None:
+        # After an undo, a fix or a new game the board has not moved, so the gate will not
+        # open by itself: compare the still board with the new position on the next frame.
+        if msg.kind in ("undo", "correction", "reset"):
+            self._recheck = True
 
     @property
     def reader(self):
@@ -77,7 +85,12 @@ class LiveTable:
         if self.recorder is not None:
             self.recorder.frame(frame)
         if not self.gate.feed(frame.image, frame.t_ms):
+            if self._recheck and not self.gate.motion and self.gate.has_read:
+                self._recheck = False
+                self.read_still(frame)
+                return True
             return False
+        self._recheck = False
         self.read_still(frame)
         return True
 
@@ -107,7 +120,7 @@ class LiveTable:
             diff = view_of_position(pos).diff(observed)
             if not diff:
                 self._last_attempt = None
-                s.clear_illegal()
+                s.clear_illegal(source="camera")
                 self._retry_pending()
                 return
             low = frozenset(h for h in diff if reading.confidence.get(f"{h.q},{h.r}", 1.0) < LOW_CONFIDENCE)

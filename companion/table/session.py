@@ -69,7 +69,9 @@ class TableSession:
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
-        """Called with every move typed on the dashboard (the recorder keeps them for replay)."""
+        """Called with every table input from the dashboard, as ``{"input": kind, ...}`` (the
+        recorder keeps them for replay)."""
+        self._state_cache: tuple | None = None
         self.game.subscribe(self._on_game)
 
     # --- construction -------------------------------------------------------------------
@@ -101,8 +103,7 @@ class TableSession:
         """
         m = parse_move(move)
         if source == "dashboard":
-            for hook in self.input_hooks:
-                hook(m.to_json())
+            self._record({"input": "move", "move": m.to_json()})
         with self.lock:
             verdict = self.game.check(m)
             if not verdict.legal:
@@ -122,8 +123,14 @@ class TableSession:
             self.feedback("ok")
             return verdict
 
-    def clear_illegal(self, why: str = "the board was put back") -> None:
+    def _record(self, item: dict[str, Any]) -> None:
+        for hook in self.input_hooks:
+            hook(item)
+
+    def clear_illegal(self, why: str = "the board was put back", source: str = "dashboard") -> None:
         """Forget the held illegal move (the pieces were put back as they were)."""
+        if source == "dashboard":
+            self._record({"input": "clear_illegal", "why": why})
         with self.lock:
             if self.illegal is not None:
                 self.illegal = None
@@ -134,6 +141,7 @@ class TableSession:
 
         Raises :class:`SessionError` when there is nothing to undo or the last event is a draw.
         """
+        self._record({"input": "undo"})
         with self.lock:
             if not self.game.events:
                 raise SessionError("nothing to undo")
@@ -154,6 +162,7 @@ class TableSession:
 
         Raises :class:`SessionError` for a stale id or a choice out of range.
         """
+        self._record({"input": "answer", "choice": choice})
         with self.lock:
             q = self.question
             if q is None or q.id != question_id:
@@ -189,6 +198,7 @@ class TableSession:
                     content = {"kind": "tile", "paths": validate(str(content.get("paths")))}
                 except TileCodeError as e:
                     raise SessionError(f"content.paths: {e}") from None
+        self._record({"input": "correct", "at": [h.q, h.r], "content": content})
         with self.lock:
             if content is None:
                 self.corrections.pop(h, None)
@@ -207,6 +217,12 @@ class TableSession:
         """Replace the game with a new one (the setup wizard); raises SetupError."""
         ed = load_edition(config.edition)
         pos, _ = new_game(config, ed, random.Random(seed))
+        self.start_from(pos, config, log)
+
+    def start_from(self, pos: Position, config: GameConfig | None, log: EventLog | None) -> None:
+        """Replace the game with one starting at ``pos`` (a new game, or a replayed one)."""
+        self._record({"input": "new_game", "config": config.to_json() if config else None, "position": pos.to_json()})
+        ed = load_edition(pos.edition)
         with self.lock:
             self.game = Game(pos, config, ed, log=log)
             self.game.subscribe(self._on_game)
@@ -217,63 +233,88 @@ class TableSession:
 
     # --- views ------------------------------------------------------------------------------
     def state(self, log_tail: int = 300) -> dict[str, Any]:
-        """Everything the dashboard shows, JSON-ready (see ``docs/dashboard.md``)."""
+        """Everything the dashboard shows, JSON-ready (see ``docs/dashboard.md``).
+
+        Computed once per change (cached by the bus's last message id) and mostly outside the
+        lock: committed positions are never modified, so a snapshot is enough, and many tablets
+        polling at once do not hold up the camera loop.
+        """
         with self.lock:
-            pos = self.position
-            ed = self.edition
-            graph = MyceliumGraph(pos)
-            players = []
-            for p in pos.players:
-                c = p.color
-                spore = pos.spores.get(c)
-                players.append({
-                    "color": c, "team": p.team, "active": c == pos.active,
-                    "hand": list(pos.hands[c]), "nutrients": dict(pos.nutrients[c]),
-                    "nutrient_total": pos.nutrient_total(c), "nutrient_cap": ed.nutrient_cap,
-                    "cards": [self._card(cid) for cid in pos.cards[c]],
-                    "vp": economy.victory_points(pos, ed, c),
-                    "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at),
-                                                         "used": spore.used},
-                    "open_actions": [v for k, v in ACTION_SLOTS.items() if c == pos.active and k not in pos.taken
-                                     and "spore" not in pos.taken],
-                })
-            market = []
-            for deck in ("a", "b"):
-                for cid in pos.market[deck]:
-                    card = self._card(cid)
-                    card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
-                    market.append(card)
-            last_at = None
-            for ev in reversed(self.game.events):
-                mv = ev.move
-                if mv.get("at") is not None or mv.get("to") is not None:
-                    last_at = mv.get("at") or mv.get("to")
-                    break
-            return {
-                "seq": self.bus.last_id,
-                "game": self.game.game_id,
-                "position": pos.to_json(),
-                "board": {"radius": ed.radius, "spaces": [{"at": [h.q, h.r], "label": ed.label(h)} for h in sorted(ed.spaces)],
-                          "outermost": [[h.q, h.r] for h in sorted(ed.outermost)],
-                          "trees": {f"{h.q},{h.r}": tid for h, tid in economy.tree_ids(pos, ed).items()}},
-                "players": players,
-                "market": market,
-                "decks": dict(pos.decks),
-                "bag": pos.bag,
-                "missions": [vars(m) for m in economy.missions(pos, ed, graph)],
-                "targets": self._targets(pos, ed),
-                "networks": [{"color": n.color, "spaces": [[h.q, h.r] for h in sorted(n.spaces)], "spores": list(n.spores)}
-                             for n in graph.networks],
-                "log": [{"seq": e.seq, "text": e.notes[0] if e.notes else "", "notes": e.notes[1:], "move": e.move}
-                        for e in self.game.events[-log_tail:]],
-                "last_move_at": last_at,
+            seq = self.bus.last_id
+            cached = self._state_cache
+            if cached is not None and cached[0] == (seq, log_tail, id(self.game)):
+                return cached[1]
+            game = self.game
+            snap = {
+                "pos": game.position,
+                "events": list(game.events[-log_tail:]),
+                "undo_allowed": bool(game.events) and game.events[-1].move["action"] != "draw",
                 "illegal": self.illegal,
                 "question": self.question.to_json() if self.question else None,
                 "corrections": [{"at": [h.q, h.r], "content": c} for h, c in self.corrections.items()],
                 "status": dict(self.status),
-                "result": pos.result,
-                "undo_allowed": bool(self.game.events) and self.game.events[-1].move["action"] != "draw",
             }
+        out = self._compute_state(game, seq, snap)
+        with self.lock:
+            self._state_cache = ((seq, log_tail, id(game)), out)
+        return out
+
+    def _compute_state(self, game: Game, seq: int, snap: dict[str, Any]) -> dict[str, Any]:
+        pos: Position = snap["pos"]
+        ed = game.edition
+        graph = MyceliumGraph(pos)
+        players = []
+        for p in pos.players:
+            c = p.color
+            spore = pos.spores.get(c)
+            players.append({
+                "color": c, "team": p.team, "active": c == pos.active,
+                "hand": list(pos.hands[c]), "nutrients": dict(pos.nutrients[c]),
+                "nutrient_total": pos.nutrient_total(c), "nutrient_cap": ed.nutrient_cap,
+                "cards": [self._card(cid) for cid in pos.cards[c]],
+                "vp": economy.victory_points(pos, ed, c),
+                "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at),
+                                                     "used": spore.used},
+                "open_actions": [v for k, v in ACTION_SLOTS.items() if c == pos.active and k not in pos.taken
+                                 and "spore" not in pos.taken],
+            })
+        market = []
+        for deck in ("a", "b"):
+            for cid in pos.market[deck]:
+                card = self._card(cid)
+                card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
+                market.append(card)
+        last_at = None
+        for ev in reversed(snap["events"]):
+            mv = ev.move
+            if mv.get("at") is not None or mv.get("to") is not None:
+                last_at = mv.get("at") or mv.get("to")
+                break
+        return {
+            "seq": seq,
+            "game": game.game_id,
+            "position": pos.to_json(),
+            "board": {"radius": ed.radius, "spaces": [{"at": [h.q, h.r], "label": ed.label(h)} for h in sorted(ed.spaces)],
+                      "outermost": [[h.q, h.r] for h in sorted(ed.outermost)],
+                      "trees": {f"{h.q},{h.r}": tid for h, tid in economy.tree_ids(pos, ed).items()}},
+            "players": players,
+            "market": market,
+            "decks": dict(pos.decks),
+            "bag": pos.bag,
+            "missions": [vars(m) for m in economy.missions(pos, ed, graph)],
+            "targets": self._targets(pos, ed),
+            "networks": [{"color": n.color, "spaces": [[h.q, h.r] for h in sorted(n.spaces)], "spores": list(n.spores)}
+                         for n in graph.networks],
+            "log": [{"seq": e.seq, "text": e.notes[0] if e.notes else "", "notes": e.notes[1:], "move": e.move}
+                    for e in snap["events"]],
+            "last_move_at": last_at,
+            "illegal": snap["illegal"],
+            "question": snap["question"],
+            "corrections": snap["corrections"],
+            "status": snap["status"],
+            "result": pos.result,
+            "undo_allowed": snap["undo_allowed"],
+        }
 
     def _card(self, cid: str) -> dict[str, Any]:
         card = self.edition.cards.get(cid)

@@ -125,3 +125,66 @@ def test_kill_9_mid_game_resumes_the_same_game(tmp_path):
     # Restarting on the same log continues from move k.
     again = Game.resume(EventLog(db))
     assert len(again.events) == k and again.position.to_json() == resumed.position.to_json()
+
+
+def test_a_client_ahead_of_the_server_is_told_to_reset():
+    from companion.table.bus import EventBus
+    bus = EventBus()
+    bus.publish("move", {})
+    msgs = bus.since(49)          # a tablet that knew message 49 before a restart
+    assert [m.kind for m in msgs] == ["reset"]
+
+
+def test_a_failed_start_leaves_the_log_for_resume(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    log = EventLog(db)
+    table = BotTable(GameConfig(), seed=2, log=log)
+    for _ in range(6):
+        table.play_turn()
+    gid, n = table.game.game_id, len(table.game.events)
+    r = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--db", str(db), "--camera", str(tmp_path / "nope"),
+                        "--rfid", "none", "--no-web"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "no such file" in r.stderr
+    assert EventLog(db).latest_game() == gid
+    resumed = Game.resume(EventLog(db), gid)
+    assert len(resumed.events) == n
+
+
+def test_damaged_recordings_are_clear_errors(tmp_path):
+    import cv2
+    import numpy as np
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    session = TableSession.start(GameConfig(), None, seed=1)
+    (rec / "setup.json").write_text(json.dumps({"position": session.game.initial.to_json(), "config": None}))
+    cv2.imwrite(str(rec / "f000000.png"), np.zeros((8, 8, 3), np.uint8))
+    cases = {
+        '{"t_ms": 0, "kind": "frame"}': "field file is missing",
+        '{"t_ms": "abc", "kind": "frame", "file": "f000000.png"}': "line 1",
+        '{"t_ms": 0, "kind": "reader", "event": {"event": "tile_drawn", "uid": "04"}}': "field tile is missing",
+        "[1, 2]": "not a JSON object",
+        '{"t_ms": 0, "kind": "input", "input": "move", "move": {"action": "fly"}}': "field player",
+    }
+    from companion.table.record import RecordingError, load_setup, replay
+    for line, expect in cases.items():
+        (rec / "index.jsonl").write_text(line + "\n")
+        live = LiveTable(TableSession(Game(session.game.initial)), reader=object())
+        with pytest.raises(RecordingError, match=expect):
+            replay(rec, live)
+    (rec / "setup.json").write_text(json.dumps({"edition": "default"}))
+    with pytest.raises(RecordingError, match="setup.json: field mode"):
+        load_setup(rec)
+
+
+def test_after_an_undo_the_still_board_is_compared_again():
+    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
+    live, s = sim.live, sim.session
+    sim.show(sim.truth.position.to_json()["board"], hands=False)
+    mv = {"player": "blue", "action": "spore", "at": [4, 0]}
+    from companion.rules import apply
+    after = apply(sim.truth.position, mv).position
+    sim.show(after.to_json()["board"])
+    assert len(s.game.events) == 1
+    s.undo()                       # the spore is still on the table
+    sim._feed(sim._still)          # the next frame of the unchanged board
+    assert len(s.game.events) == 1 and s.game.events[0].move["action"] == "spore"
