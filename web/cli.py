@@ -3,8 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import time
+
+
+def port_number(text: str) -> int:
+    """An ``argparse`` type for a TCP port: an integer from 0 (any free port) to 65535.
+
+    >>> parser.add_argument("--port", type=port_number, default=8080)
+    """
+    try:
+        port = int(text, 10)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number: use 0 to 65535 (0 picks a free one)")
+    return port
 
 
 def register(sub) -> None:
@@ -14,7 +29,7 @@ def register(sub) -> None:
                                    "address, a QR code to join and the table PIN.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for the table's Wi-Fi)")
-    p.add_argument("--port", type=int, default=8080, help="TCP port (default 8080; 0 picks a free one)")
+    p.add_argument("--port", type=port_number, default=8080, help="TCP port (default 8080; 0 picks a free one)")
     p.add_argument("--pin", help="table PIN, 4 to 8 digits (default: a random 6-digit PIN)")
     p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
     p.add_argument("--players", type=int, choices=[1, 2, 3, 4], default=3)
@@ -48,7 +63,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mycelium-companion: --pin: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"mycelium-companion: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        hint = ("; another program (another dashboard?) is using it: stop it or pick another --port"
+                if e.errno == errno.EADDRINUSE else "")
+        print(f"mycelium-companion: cannot listen on {args.host}:{args.port}: {e.strerror or e}{hint}", file=sys.stderr)
         return 1
     driver = None if args.no_bots else DemoDriver(session, seed=args.seed, pace=args.pace, loop=args.loop).start()
     print("Press Ctrl+C to stop.", flush=True)

@@ -7,17 +7,37 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import socket
 import sys
 import threading
 from typing import TextIO
 
-from werkzeug.serving import make_server
+from werkzeug.serving import get_sockaddr, make_server, select_address_family
 
+from web.cli import port_number  # noqa: F401  (re-exported for the table's own CLI)
 from web.qr import qr_text
 
 ANY_HOSTS = ("0.0.0.0", "::", "")
+LISTEN_BACKLOG = 128
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port``; raises ``OSError`` when that is impossible
+    (port in use or out of range, no permission, unknown host)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise OSError(errno.EINVAL, f"port must be a number from 0 to 65535, not {port!r}")
+    family = select_address_family(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Werkzeug: restart at once
+        sock.bind(get_sockaddr(host, port, family))
+        sock.listen(LISTEN_BACKLOG)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def lan_address() -> str | None:
@@ -54,9 +74,15 @@ class DashboardServer:
     def __init__(self, app, host: str = "127.0.0.1", port: int = 8080):
         self.app = app
         self.host = host
-        self._server = make_server(host, port, app, threaded=True)
+        # Bind here rather than in make_server: Werkzeug prints its own message and calls
+        # sys.exit(1) when it cannot bind, where the caller needs an OSError.
+        sock = bind_socket(host, port)
+        try:
+            self._server = make_server(host, port, app, threaded=True, fd=sock.fileno())
+        finally:
+            sock.close()  # the server holds its own duplicate of the descriptor
         self._server.daemon_threads = True
-        self.port = self._server.server_port
+        self.port = self._server.port
         if not app.config.get("JOIN_URL"):
             app.config["JOIN_URL"] = public_url(host, self.port)
         self.url = app.config["JOIN_URL"]

@@ -230,6 +230,15 @@ def test_held_illegal_move_can_be_cleared(unlocked, session):
     assert unlocked.get("/api/state").get_json()["illegal"] is None
 
 
+def test_putting_back_with_nothing_held_is_refused(unlocked, session):
+    seq = session.bus.last_id
+    r = unlocked.post("/api/clear-illegal", {})
+    assert r.status_code == 409
+    doc = r.get_json()
+    assert doc["ok"] is False and doc["error"] == "nothing_held" and "nothing to put back" in doc["message"]
+    assert session.bus.last_id == seq  # nothing announced
+
+
 def test_setup_wizard(unlocked, session):
     opts = unlocked.get("/api/setup").get_json()
     assert opts["modes"] == ["competitive", "cooperative", "team"]
@@ -259,6 +268,24 @@ def test_replay_steps_through_the_game(browser, session):
     assert mid["text"] == session.game.events[2].notes[0]
     r = browser.get(f"/api/replay/{n + 1}")
     assert r.status_code == 404 and r.is_json
+
+
+def test_replay_carries_the_players_and_market_of_that_position(browser, session):
+    live = browser.get("/api/state").get_json()
+    first = browser.get("/api/replay/0").get_json()
+    initial = session.game.initial
+    assert [p["color"] for p in first["players"]] == [p["color"] for p in live["players"]]
+    for p in first["players"]:
+        assert p["hand"] == list(initial.hands[p["color"]])
+        assert p["nutrients"] == dict(initial.nutrients[p["color"]])
+        assert p["active"] == (p["color"] == initial.active)
+    assert [c["id"] for c in first["market"]] == initial.market["a"] + initial.market["b"]
+    assert all("afford" in c for c in first["market"])
+    # the last step equals the live panels
+    last = browser.get(f"/api/replay/{len(session.game.events)}").get_json()
+    strip = lambda ps: [{k: p[k] for k in ("color", "hand", "nutrients", "vp", "spore", "active")} for p in ps]
+    assert strip(last["players"]) == strip(live["players"])
+    assert [c["id"] for c in last["market"]] == [c["id"] for c in live["market"]]
 
 
 def test_replay_follows_an_undo(unlocked, session):

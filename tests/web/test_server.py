@@ -3,6 +3,7 @@ the start-up banner, shutdown, the pages and their local assets, the serve comma
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import io
 import json
@@ -16,7 +17,7 @@ from companion.cli import main
 from companion.table.bus import EventBus
 from companion.table.session import TableSession
 from web.demo import DemoDriver, demo_config, demo_session
-from web.server import serve
+from web.server import port_number, serve
 from webtools import PIN, play_turns
 
 
@@ -185,3 +186,50 @@ def test_serve_command_help_and_bad_pin(capsys):
     assert "--host" in capsys.readouterr().out
     assert main(["serve", "--pin", "12", "--port", "0", "--db", ":memory:"]) == 2
     assert "4 to 8 digits" in capsys.readouterr().err
+
+
+def test_a_busy_port_raises_oserror_instead_of_exiting(session):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(OSError):
+            serve(session, port=port, pin=PIN, announce=False)
+
+
+@pytest.mark.parametrize("port", [65536, 99999, -5])
+def test_a_port_out_of_range_raises_oserror(session, port):
+    with pytest.raises(OSError, match="0 to 65535"):
+        serve(session, port=port, pin=PIN, announce=False)
+
+
+def test_a_port_is_free_again_for_a_restart(session):
+    srv = serve(session, port=0, pin=PIN, announce=False)
+    client = SSEClient(srv.port)
+    srv.shutdown()
+    client.close()
+    again = serve(session, port=srv.port, pin=PIN, announce=False)  # the power came back
+    again.shutdown()
+    assert again.port == srv.port
+
+
+def test_port_number_is_an_argparse_type():
+    assert port_number("0") == 0 and port_number("8080") == 8080 and port_number("65535") == 65535
+    for bad in ("65536", "99999", "-5", "http", "80.5", ""):
+        with pytest.raises(argparse.ArgumentTypeError, match="port"):
+            port_number(bad)
+
+
+def test_serve_command_refuses_bad_and_busy_ports(capsys):
+    for bad in ("99999", "-5"):
+        with pytest.raises(SystemExit) as e:
+            main(["serve", "--port", bad, "--db", ":memory:"])
+        assert e.value.code == 2
+        assert "0 to 65535" in capsys.readouterr().err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--db", ":memory:", "--no-qr"]) == 1
+    err = capsys.readouterr().err
+    assert f"mycelium-companion: cannot listen on 127.0.0.1:{port}" in err and "in use" in err

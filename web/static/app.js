@@ -13,6 +13,9 @@
   let selected = null;      // [q, r] tapped on the board
   let replay = null;        // {seq, of, position, text, last_move_at} while stepping through
   let es = null, lastId = 0, refreshTimer = null, refreshing = false, again = false;
+  const HAND_PX = 52;       // hand tiles: big enough to tell apart across the table
+  const OPEN_SHORT = { "place or discard a tile": "place", "move the meeple": "move", "remove a tile or rock": "remove",
+    "use the spore ability": "spore", "give a nutrient": "give", "buy a mushroom card": "buy" };
 
   function h(tag, attrs, ...kids) {
     const e = document.createElement(tag);
@@ -47,15 +50,32 @@
     if (!r.ok) { const err = new Error(doc.message || ("refused: " + r.status)); err.code = doc.error; err.status = r.status; throw err; }
     return doc;
   }
+  /** Load /api/state and draw it.  A state older than what this page has seen (its ``seq``
+   * below the last message id known when asking) means the server restarted: start over from
+   * it and follow the stream from its ``seq``.  Another ``game`` id means a new game. */
   async function refresh() {
     if (refreshing) { again = true; return; }
     refreshing = true;
     try {
+      const known = lastId;
       const r = await fetch("/api/state", { credentials: "same-origin", cache: "no-store" });
-      if (r.ok) { S = await r.json(); render(); }
+      if (r.ok) {
+        const doc = await r.json();
+        const restarted = (doc.seq || 0) < known;
+        if (restarted || (S && doc.game !== S.game)) startOver();
+        S = doc;
+        if (restarted) { lastId = S.seq || 0; connect(); }
+        render();
+      }
     } catch (e) { /* the stream will reconnect */ }
     refreshing = false;
     if (again) { again = false; refresh(); }
+  }
+  /** Forget everything tied to the old game or the old server: replay, selection, dialogs
+   * that act on it. */
+  function startOver() {
+    replay = null; selected = null;
+    if (dlg.open && !$("#pin-input")) closeDialog();
   }
   function scheduleRefresh() {
     if (refreshTimer) return;
@@ -64,13 +84,17 @@
   function connect() {
     if (es) es.close();
     es = new EventSource("/api/events?last=" + lastId);
-    es.onopen = () => setLink(true);
+    // every (re)connection reloads the state: after a server restart nothing else would
+    es.onopen = () => { setLink(true); refresh(); };
     es.onmessage = (ev) => {
-      lastId = Number(ev.lastEventId) || lastId;
       let msg = {};
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.kind === "reset") {
+        // a new game, missed messages or a restarted server: the id may go down
+        lastId = Number(ev.lastEventId) || 0;
+        startOver();
+      } else lastId = Math.max(lastId, Number(ev.lastEventId) || 0);
       document.body.dataset.lastEvent = String(lastId);
-      if (msg.kind === "reset" && replay) replay = null;
       scheduleRefresh();
     };
     es.onerror = () => {
@@ -158,15 +182,18 @@
   function render() {
     if (!S) return;
     lastId = Math.max(lastId, S.seq || 0);
-    const pos = S.position;
+    document.body.dataset.lastEvent = String(lastId);
+    document.body.dataset.game = S.game || "";
+    document.body.classList.toggle("replaying", !!replay);
+    const pos = replay ? replay.position : S.position;
     renderTop(pos);
     renderBanners(pos);
     renderBoard();
     renderPlayers(pos);
     renderMarket(pos);
-    renderGoals(pos);
+    renderGoals(S.position);
     renderLog();
-    renderActions(pos);
+    renderActions();
     renderSpacePanel();
     const lock = $("#btn-lock");
     lock.textContent = unlocked() ? "Lock" : "Unlock";
@@ -182,24 +209,36 @@
     else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length)
       turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
     else turn.append(`Turn ${pos.turn && pos.turn.number || 1} · `, chip(pos.active), " ", cap(pos.active), " to play");
-    const t = S.targets || {};
+    const t = replay ? replayTargets() : (S.targets || {});
     const parts = [h("span", { class: "counter", id: "bag" }, `Bag ${pos.bag}`)];
     if (pos.mode === "cooperative") parts.push(h("span", { class: "counter" }, `VP ${t.vp} / ${t.target}`));
     else if (pos.mode === "team") parts.push(h("span", { class: "counter" }, Object.entries(t.teams || {}).map(([k, v]) => `Team ${k}: ${v}`).join(" · ") + ` / ${t.target}`));
     else parts.push(h("span", { class: "counter" }, `Goal ${t.target} VP`));
     parts.push(h("span", { class: "counter mode" }, cap(pos.mode) + (pos.mode === "cooperative" ? " · " + cap(pos.difficulty) : "")));
     $("#counters").replaceChildren(...parts);
+    const badge = $("#replay-badge");
+    badge.hidden = !replay;
+    badge.textContent = replay ? `REPLAY · move ${replay.seq} of ${replay.of} · not live` : "";
     const st = S.status || {};
     $("#devices").replaceChildren(...["camera", "reader"].map(d => h("span", { class: "dev " + (st[d] === "ok" || st[d] === "connected" ? "ok" : st[d] === "none" ? "none" : "bad"), title: d }, `${cap(d)}: ${st[d] || "none"}`)));
+  }
+
+  /** The replayed position's targets, from its players (cooperative total, team sums). */
+  function replayTargets() {
+    const t = Object.assign({}, S.targets || {}), ps = replay.players || [];
+    t.vp = ps.reduce((s, p) => s + p.vp, 0);
+    t.teams = {};
+    for (const p of ps) if (p.team) t.teams[p.team] = (t.teams[p.team] || 0) + p.vp;
+    return t;
   }
 
   function renderBanners(pos) {
     const ill = $("#illegal-banner");
     if (S.illegal && !replay) {
       const m = S.illegal.move || {};
-      ill.replaceChildren(h("strong", {}, "✕ Illegal: "), S.illegal.message || "",
-        S.illegal.explain ? h("span", { class: "explain" }, " (" + S.illegal.explain + ")") : "",
-        h("span", { class: "who" }, ` · ${cap(m.player)} · ${m.action} · seen by ${S.illegal.source}`),
+      // the reason once: the rules' message (its rulebook wording stays in the tooltip)
+      ill.replaceChildren(h("span", { class: "msg", title: S.illegal.explain || "" }, h("strong", {}, "✕ Illegal: "), S.illegal.message || S.illegal.explain || "",
+        h("span", { class: "who" }, ` — ${cap(m.player)}'s ${m.action || "move"}, seen by the ${S.illegal.source}`)),
         h("button", { type: "button", class: "small", onclick: () => send("clear-illegal", {}, "Marked as put back.") }, "Put back"));
       ill.hidden = false;
     } else ill.hidden = true;
@@ -217,7 +256,8 @@
     } else res.hidden = true;
     const rb = $("#replay-banner");
     if (replay) {
-      rb.replaceChildren(h("strong", {}, `Replay: move ${replay.seq} of ${replay.of}`), " — " + replay.text,
+      rb.replaceChildren(h("span", { class: "msg" }, h("strong", {}, `Replay: move ${replay.seq} of ${replay.of}`), " — " + replay.text,
+        h("span", { class: "who" }, " · board, players and market as they stood then")),
         h("button", { type: "button", class: "small", onclick: () => { replay = null; render(); } }, "Back to live"));
       rb.hidden = false;
     } else rb.hidden = true;
@@ -269,19 +309,23 @@
 
   function renderPlayers(pos) {
     const box = $("#players");
-    box.replaceChildren(...S.players.map(p => {
+    const note = $("#side-note");
+    note.hidden = !replay;
+    note.textContent = replay ? `Players and market after move ${replay.seq} of ${replay.of} (replay)` : "";
+    box.replaceChildren(...(replay ? replay.players : S.players).map(p => {
       const nut = NUT.map(([c, l]) => h("span", { class: "nut " + c, title: c }, l, h("b", {}, String(p.nutrients[c] || 0))));
       const full = p.nutrient_total >= p.nutrient_cap;
-      const hand = h("span", { class: "hand", title: "hand" }, ...p.hand.map(code => MycBoard.tileIcon(code, 34)));
+      const hand = h("span", { class: "hand", title: "hand" }, ...p.hand.map(code => MycBoard.tileIcon(code, HAND_PX)));
       const spore = !p.spore ? "no spore yet" : p.spore.at === null ? "spore displaced" : p.spore.used ? "spore used" : "spore ready";
       const row = h("div", { class: "player" + (p.active ? " active" : ""), "data-color": p.color },
         h("div", { class: "pname" }, chip(p.color), h("span", {}, cap(p.color) + (p.team ? ` (team ${p.team})` : "")), p.active ? h("span", { class: "turnmark" }, "▶ to play") : ""),
+        hand,
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
-          hand,
           h("span", { class: "vp" }, `${p.cards.length} card${p.cards.length === 1 ? "" : "s"} · ${p.vp} VP`),
           h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
-        p.active && !pos.result && p.open_actions.length ? h("div", { class: "open" }, "Still open: ", p.open_actions.join(" · ")) : "");
+        p.active && !pos.result && p.open_actions.length
+          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, "Still open: ", p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")) : "");
       return row;
     }));
   }
@@ -296,21 +340,21 @@
 
   function renderMarket(pos) {
     const box = $("#tab-market");
-    const active = pos.active;
-    box.replaceChildren(h("div", { class: "decks" }, `Decks: A ${S.decks.a} left · B ${S.decks.b} left · for ${cap(active)}:`),
-      ...S.market.map(card => {
+    const active = pos.active, decks = pos.decks || S.decks;
+    box.replaceChildren(h("div", { class: "decks" }, `Decks: A ${decks.a} left · B ${decks.b} left · for ${cap(active)}:`),
+      ...(replay ? replay.market : S.market).map(card => {
         const a = (card.afford || {})[active] || {};
         return h("div", { class: "card" + (a.can_buy ? " can" : ""), "data-card": card.id },
           h("div", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
           h("div", { class: "ccost" }, ...cost(card, pos), card.effect ? h("span", { class: "effect" }, " · " + card.effect.replace(/_/g, " ")) : ""),
           h("div", { class: "afford" }, a.can_buy ? h("span", { class: "yes" }, "✓ can buy") : h("span", { class: "no" }, "✗ " + (a.shortfall || "cannot buy"))),
-          a.can_buy && !pos.result ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
+          a.can_buy && !pos.result && !replay ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
       }));
   }
 
   function renderGoals(pos) {
     const box = $("#tab-goals");
-    const rows = [];
+    const rows = replay ? [h("div", { class: "live-note" }, "Live game (the board shows a replay)")] : [];
     const t = S.targets || {};
     if (pos.mode === "cooperative") {
       rows.push(h("h3", {}, `Cooperative (${pos.difficulty}): ${t.vp} of ${t.target} VP`), bar(t.vp, t.target));
@@ -342,8 +386,11 @@
     $("#rp-pos").textContent = replay ? `${replay.seq} / ${replay.of}` : "live";
   }
 
-  function renderActions(pos) {
-    const over = !!pos.result;
+  function renderActions() {
+    const pos = S.position, over = !!pos.result;
+    let note = $("#actions .live-note");
+    if (replay && !note) $("#actions").prepend(h("div", { class: "live-note" }, "These act on the live game, not on the replay:"));
+    else if (!replay && note) note.remove();
     $("#act-end").disabled = over;
     const u = $("#act-undo");
     u.disabled = !S.undo_allowed;
@@ -440,8 +487,16 @@
     ], [{ label: "Start new game", primary: true, id: "new-ok", onclick: () => {
       const body = { mode, difficulty: diff, players: order };
       if (mode === "team") body.teams = Object.fromEntries(order.map(c => [c, teams[c]]));
-      send("new-game", body, "New game set up.");
+      confirmReplace(() => send("new-game", body, "New game set up."));
     } }]);
+  }
+  /** A game in progress is only replaced after a second, explicit yes. */
+  function confirmReplace(go) {
+    const pos = S.position, moves = S.log.length ? S.log[S.log.length - 1].seq : 0;
+    if (pos.result || !moves) return go();
+    openDialog("Replace the current game?", [
+      h("p", {}, `The game in progress (turn ${pos.turn && pos.turn.number || 1}, ${moves} move${moves === 1 ? "" : "s"}) ends for everyone at the table. Its log is kept, but it cannot be continued here.`),
+    ], [{ label: "Replace the game", primary: true, id: "new-confirm", onclick: go }]);
   }
 
   function joinDialog() {

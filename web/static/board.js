@@ -75,10 +75,11 @@ const MycBoard = (() => {
       el("path", { d, class: "path " + p.color, "data-color": p.color }, g);
       if (mids.length === 1) el("circle", { cx: (cx + (mids[0][0] - cx) * 0.25).toFixed(1), cy: (cy + (mids[0][1] - cy) * 0.25).toFixed(1), r: (size * 0.11).toFixed(1), class: "spur " + p.color }, g);
       if (!opts.noLetters) {
-        const m = mids[0];
-        label = [m[0] + (cx - m[0]) * 0.42, m[1] + (cy - m[1]) * 0.42];
-        el("circle", { cx: label[0].toFixed(1), cy: label[1].toFixed(1), r: (size * 0.17).toFixed(1), class: "path-letter-bg" }, g);
-        text(g, label[0], label[1], p.letter, "path-letter", { "font-size": (size * 0.24).toFixed(1) });
+        // icons are small on screen: bigger letters, nearer the edge so they keep apart
+        const m = mids[0], big = !!opts.bigLetters, f = big ? 0.3 : 0.42;
+        label = [m[0] + (cx - m[0]) * f, m[1] + (cy - m[1]) * f];
+        el("circle", { cx: label[0].toFixed(1), cy: label[1].toFixed(1), r: (size * (big ? 0.25 : 0.2)).toFixed(1), class: "path-letter-bg" }, g);
+        text(g, label[0], label[1], p.letter, "path-letter", { "font-size": (size * (big ? 0.4 : 0.3)).toFixed(1) });
       }
     }
     return g;
@@ -87,20 +88,22 @@ const MycBoard = (() => {
   /** A small standalone SVG of a tile code (hands, correction picker). */
   function tileIcon(code, px) {
     const svg = el("svg", { viewBox: "-52 -52 104 104", width: px, height: px, class: "tile-icon", role: "img", "aria-label": code });
+    const t = el("title", {}, svg);
+    t.textContent = code === "ROCK" ? "rock" : code;
     if (code === "ROCK") {
-      drawRock(svg, 0, 0, SIZE);
+      drawRock(svg, 0, 0, SIZE, 0.3);
     } else {
-      drawTile(svg, code, 0, 0, SIZE, {});
+      drawTile(svg, code, 0, 0, SIZE, { bigLetters: true });
     }
     return svg;
   }
 
-  function drawRock(parent, cx, cy, size) {
+  function drawRock(parent, cx, cy, size, letters) {
     const g = el("g", { class: "rock" }, parent);
     const pts = [[-0.5, -0.2], [-0.2, -0.5], [0.3, -0.45], [0.55, -0.05], [0.4, 0.4], [-0.1, 0.5], [-0.5, 0.3]]
       .map(p => (cx + p[0] * size).toFixed(1) + "," + (cy + p[1] * size).toFixed(1)).join(" ");
     el("polygon", { points: pts, class: "rock-body" }, g);
-    text(g, cx, cy + 2, "ROCK", "piece-label", { "font-size": (size * 0.24).toFixed(1) });
+    text(g, cx, cy + 2, "ROCK", "piece-label", { "font-size": (size * (letters || 0.24)).toFixed(1) });
     return g;
   }
 
@@ -113,16 +116,19 @@ const MycBoard = (() => {
     return g;
   }
 
+  /** A spore on a space of ``size``: kept below the space's label (top of the hex); "USED"
+   * across its lower edge once flipped. */
   function drawSpore(parent, cx, cy, color, used, size) {
     const g = el("g", { class: "spore " + color + (used ? " used" : ""), "data-color": color }, parent);
     const pts = [];
+    cy += size * 0.16;
     for (let i = 0; i < 16; i++) {
-      const a = Math.PI / 8 * i, rr = (i % 2 ? 0.42 : 0.62) * size;
+      const a = Math.PI / 8 * i, rr = (i % 2 ? 0.34 : 0.5) * size;
       pts.push((cx + rr * Math.cos(a)).toFixed(1) + "," + (cy + rr * Math.sin(a)).toFixed(1));
     }
     el("polygon", { points: pts.join(" "), class: "spore-body p-" + color + (used ? " used" : "") }, g);
-    text(g, cx, cy, PLAYER_INITIAL[color] || "?", used ? "spore-letter used" : "spore-letter", { "font-size": (size * 0.3).toFixed(1) });
-    if (used) text(g, cx, cy - size * 0.62, "used", "spore-used", { "font-size": (size * 0.22).toFixed(1) });
+    text(g, cx, cy, PLAYER_INITIAL[color] || "?", used ? "spore-letter used" : "spore-letter", { "font-size": (size * 0.34).toFixed(1) });
+    if (used) text(g, cx, cy + size * 0.46, "USED", "spore-used", { "font-size": (size * 0.26).toFixed(1) });
     return g;
   }
 
@@ -152,8 +158,8 @@ const MycBoard = (() => {
       const [x, y] = hexToPixel(s.at[0], s.at[1]);
       minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
     }
-    const pad = SIZE * 1.05;
-    svg.setAttribute("viewBox", `${(minX - pad).toFixed(0)} ${(minY - pad).toFixed(0)} ${(maxX - minX + 2 * pad).toFixed(0)} ${(maxY - minY + 2 * pad).toFixed(0)}`);
+    const padX = SIZE * S3 / 2 + 5, padY = SIZE + 5;  // a hex reaches sqrt(3)/2 size sideways, size up and down
+    svg.setAttribute("viewBox", `${(minX - padX).toFixed(0)} ${(minY - padY).toFixed(0)} ${(maxX - minX + 2 * padX).toFixed(0)} ${(maxY - minY + 2 * padY).toFixed(0)}`);
     const defs = el("defs", {}, svg);
     const pat = el("pattern", { id: "wood", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(30)" }, defs);
     el("rect", { width: 8, height: 8, fill: "#b07a4a" }, pat);
@@ -189,23 +195,28 @@ const MycBoard = (() => {
       const g = el("g", { class: "space" + (lit[k] ? " lit" : ""), "data-at": k, "data-label": s.label, tabindex: "-1" }, gSpaces);
       const sub = subs[k];
       el("polygon", { points: hexPoints(cx, cy, SIZE), class: "hex" + (sub ? " sub-" + sub : ""), fill: sub ? `url(#${sub})` : null }, g);
-      if (sub) text(g, cx, cy + SIZE * 0.62, sub === "wood" ? "WOOD" : "SOIL", "sub-label", { "font-size": (SIZE * 0.2).toFixed(1) });
+      if (sub && !sporesAt[k]) text(g, cx, cy + SIZE * 0.64, sub === "wood" ? "WOOD" : "SOIL", "sub-label", { "font-size": (SIZE * 0.24).toFixed(1) });
       if (tiles[k]) drawTile(g, tiles[k], cx, cy, SIZE);
       else if (rocks.has(k)) drawRock(g, cx, cy, SIZE);
       else if (trees[k]) drawTree(g, cx, cy, treeIds[k], trees[k], SIZE);
       if (sporesAt[k]) drawSpore(g, cx, cy, sporesAt[k].color, sporesAt[k].used, SIZE);
-      if (meeplesAt[k]) drawMeeple(g, cx, cy + (tiles[k] ? 0 : 4), meeplesAt[k], SIZE * (tiles[k] ? 0.9 : 1));
-      if (!tiles[k] && !rocks.has(k) && !trees[k]) text(g, cx, cy - SIZE * 0.55, s.label, "space-label", { "font-size": (SIZE * 0.22).toFixed(1) });
+      if (meeplesAt[k]) drawMeeple(g, cx, cy + (tiles[k] ? 0 : 14), meeplesAt[k], SIZE * (tiles[k] ? 0.9 : 0.8));
+      // the label last and at the top of the hex, so a spore or a meeple never hides it
+      if (!tiles[k] && !rocks.has(k) && !trees[k]) text(g, cx, cy - SIZE * 0.58, s.label, "space-label", { "font-size": (SIZE * 0.46).toFixed(1) });
       if (lit[k]) for (const c of lit[k]) el("polygon", { points: hexPoints(cx, cy, SIZE * 0.9), class: "net-ring " + c }, gMarks);
       if (k in fixed) {
         el("polygon", { points: hexPoints(cx, cy, SIZE * 0.94), class: "fixed-ring" }, gMarks);
-        text(gMarks, cx + SIZE * 0.55, cy - SIZE * 0.55, "✎", "fixed-badge", { "font-size": (SIZE * 0.3).toFixed(1) });
+        el("circle", { cx: (cx + SIZE * 0.6).toFixed(1), cy: (cy - SIZE * 0.4).toFixed(1), r: (SIZE * 0.27).toFixed(1), class: "fixed-badge-bg" }, gMarks);
+        text(gMarks, cx + SIZE * 0.6, cy - SIZE * 0.4, "✎", "fixed-badge", { "font-size": (SIZE * 0.38).toFixed(1) });
       }
       g.addEventListener("click", () => handlers && handlers.onSpace && handlers.onSpace(s.at, s.label));
     }
     if (view.last_move_at) {
       const [cx, cy] = hexToPixel(view.last_move_at[0], view.last_move_at[1]);
-      el("polygon", { points: hexPoints(cx, cy, SIZE * 0.98), class: "last-ring", "data-at": key(view.last_move_at) }, gMarks);
+      el("polygon", { points: hexPoints(cx, cy, SIZE * 0.92), class: "last-ring", "data-at": key(view.last_move_at) }, gMarks);
+      el("polygon", { points: hexPoints(cx, cy, SIZE * 0.92), class: "last-ring-inner" }, gMarks);
+      el("circle", { cx: (cx - SIZE * 0.6).toFixed(1), cy: (cy - SIZE * 0.4).toFixed(1), r: (SIZE * 0.25).toFixed(1), class: "last-badge" }, gMarks);
+      text(gMarks, cx - SIZE * 0.6, cy - SIZE * 0.4, "★", "last-badge-text", { "font-size": (SIZE * 0.3).toFixed(1) });
     }
     const ill = view.illegal;
     if (ill && ill.move) {
