@@ -242,7 +242,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", metavar="DIR", default=None, help="save frames, reader events and inputs for replay")
     p.add_argument("--no-web", action="store_true", help="do not start the dashboard")
     p.add_argument("--host", default="127.0.0.1", help="dashboard address (0.0.0.0 to let tablets join)")
-    p.add_argument("--port", type=int, default=8080)
+    from web.server import port_number
+    p.add_argument("--port", type=port_number, default=8080, help="dashboard port (default 8080)")
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
