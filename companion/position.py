@@ -514,6 +514,6 @@ def check_against_edition(pos: Position, edition) -> None:
             seen.add(cid)
     for k, ids in pos.market.items():
         if any(edition.cards[cid].deck != k for cid in ids):
-            raise PositionError(f"market.{k}", f"holds a card of the other deck")
+            raise PositionError(f"market.{k}", "holds a card of the other deck")
     if pos.mode == "cooperative" and pos.difficulty is None:
         raise PositionError("difficulty", "a cooperative game needs its missions' difficulty (easy, medium or hard)")

@@ -15,7 +15,7 @@ from companion import economy
 from companion import tiles as tilecodes
 from companion.edition import Card, Edition
 from companion.hexgrid import Hex
-from companion.networks import SPORE, Network
+from companion.networks import Network
 from companion.position import Position
 
 if TYPE_CHECKING:

@@ -16,14 +16,13 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from companion import economy, rules
+from companion import rules
 from companion.edition import DIFFICULTIES, load_edition
 from companion.moves import parse_move
 from companion.options import DEFAULTS as OPTION_DEFAULTS, DESCRIPTIONS as OPTION_DESCRIPTIONS
 from companion.position import DEFAULT_COLORS, MODES, PositionError
-from companion.purchase import can_buy
 from companion.setup import GameConfig, SetupError
-from companion.table.session import SessionError
+from companion.table.session import SessionError, panels
 from web import auth
 from web.auth import ApiError
 
@@ -95,43 +94,10 @@ def replay(seq: int):
     at = None
     if ev is not None:
         at = ev.move.get("at") or ev.move.get("to")
-    players, market = _panels(pos, game.edition)
+    players, market = panels(pos, game.edition, live=False)
     return jsonify({"seq": seq, "of": len(events), "game": game.game_id, "position": pos.to_json(),
                     "text": ev.notes[0] if ev and ev.notes else "set-up", "notes": ev.notes[1:] if ev else [],
                     "move": ev.move if ev else None, "last_move_at": at, "players": players, "market": market})
-
-
-def _card_json(ed, cid: str) -> dict[str, Any]:
-    card = ed.cards.get(cid)
-    if card is None:
-        return {"id": cid, "name": cid, "vp": 0}
-    return {"id": cid, "name": card.name, "deck": card.deck, "vp": card.vp,
-            "mycelia": {"color": card.mycelia_color, "count": card.mycelia_count},
-            "nutrients": card.nutrients, "nutrients_by_meeple": card.nutrients_by_meeple, "effect": card.effect}
-
-
-def _panels(pos, ed) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The players and the market of a replayed position, in the shape of ``/api/state``'s."""
-    players = []
-    for p in pos.players:
-        c = p.color
-        spore = pos.spores.get(c)
-        players.append({
-            "color": c, "team": p.team, "active": c == pos.active,
-            "hand": list(pos.hands[c]), "nutrients": dict(pos.nutrients[c]),
-            "nutrient_total": pos.nutrient_total(c), "nutrient_cap": ed.nutrient_cap,
-            "cards": [_card_json(ed, cid) for cid in pos.cards[c]],
-            "vp": economy.victory_points(pos, ed, c),
-            "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at), "used": spore.used},
-            "open_actions": [],
-        })
-    market = []
-    for deck in ("a", "b"):
-        for cid in pos.market[deck]:
-            card = _card_json(ed, cid)
-            card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
-            market.append(card)
-    return players, market
 
 
 def _replay_cache(game, events, seq):

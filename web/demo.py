@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 
 from companion.edition import load_edition
 from companion.rules import IllegalMove

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 TEAMS = {"blue": "1", "orange": "2", "red": "1", "black": "2"}
 

@@ -263,27 +263,7 @@ class TableSession:
         pos: Position = snap["pos"]
         ed = game.edition
         graph = MyceliumGraph(pos)
-        players = []
-        for p in pos.players:
-            c = p.color
-            spore = pos.spores.get(c)
-            players.append({
-                "color": c, "team": p.team, "active": c == pos.active,
-                "hand": list(pos.hands[c]), "nutrients": dict(pos.nutrients[c]),
-                "nutrient_total": pos.nutrient_total(c), "nutrient_cap": ed.nutrient_cap,
-                "cards": [self._card(cid) for cid in pos.cards[c]],
-                "vp": economy.victory_points(pos, ed, c),
-                "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at),
-                                                     "used": spore.used},
-                "open_actions": [v for k, v in ACTION_SLOTS.items() if c == pos.active and k not in pos.taken
-                                 and "spore" not in pos.taken],
-            })
-        market = []
-        for deck in ("a", "b"):
-            for cid in pos.market[deck]:
-                card = self._card(cid)
-                card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
-                market.append(card)
+        players, market = panels(pos, ed)
         last_at = None
         for ev in reversed(snap["events"]):
             mv = ev.move
@@ -316,14 +296,6 @@ class TableSession:
             "undo_allowed": snap["undo_allowed"],
         }
 
-    def _card(self, cid: str) -> dict[str, Any]:
-        card = self.edition.cards.get(cid)
-        if card is None:
-            return {"id": cid, "name": cid, "vp": 0}
-        return {"id": cid, "name": card.name, "deck": card.deck, "vp": card.vp,
-                "mycelia": {"color": card.mycelia_color, "count": card.mycelia_count},
-                "nutrients": card.nutrients, "nutrients_by_meeple": card.nutrients_by_meeple, "effect": card.effect}
-
     @staticmethod
     def _targets(pos: Position, ed: Edition) -> dict[str, Any]:
         if pos.mode == "cooperative":
@@ -335,6 +307,44 @@ class TableSession:
                 teams[p.team] = teams.get(p.team, 0) + economy.victory_points(pos, ed, p.color)
             return {"teams": teams, "target": ed.team_vp}
         return {"scores": {c: economy.victory_points(pos, ed, c) for c in pos.colors}, "target": ed.competitive_vp}
+
+
+def card_json(ed: Edition, cid: str) -> dict[str, Any]:
+    """A mushroom card as the dashboard shows it (unknown ids pass through by name)."""
+    card = ed.cards.get(cid)
+    if card is None:
+        return {"id": cid, "name": cid, "vp": 0}
+    return {"id": cid, "name": card.name, "deck": card.deck, "vp": card.vp,
+            "mycelia": {"color": card.mycelia_color, "count": card.mycelia_count},
+            "nutrients": card.nutrients, "nutrients_by_meeple": card.nutrients_by_meeple, "effect": card.effect}
+
+
+def panels(pos: Position, ed: Edition, live: bool = True) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The players panel and the market (with every player's affordability) of a position.
+
+    ``live=False`` (a replayed position) lists no open actions.
+    """
+    players = []
+    for p in pos.players:
+        c = p.color
+        spore = pos.spores.get(c)
+        players.append({
+            "color": c, "team": p.team, "active": c == pos.active,
+            "hand": list(pos.hands[c]), "nutrients": dict(pos.nutrients[c]),
+            "nutrient_total": pos.nutrient_total(c), "nutrient_cap": ed.nutrient_cap,
+            "cards": [card_json(ed, cid) for cid in pos.cards[c]],
+            "vp": economy.victory_points(pos, ed, c),
+            "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at), "used": spore.used},
+            "open_actions": [v for k, v in ACTION_SLOTS.items() if live and c == pos.active and k not in pos.taken
+                             and "spore" not in pos.taken],
+        })
+    market = []
+    for deck in ("a", "b"):
+        for cid in pos.market[deck]:
+            card = card_json(ed, cid)
+            card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
+            market.append(card)
+    return players, market
 
 
 def parse_table_move(doc: Any) -> dict[str, Any]:
