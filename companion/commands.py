@@ -156,10 +156,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not Path(args.db).is_file():
         print(f"mycelium-companion: no game log at {args.db}", file=sys.stderr)
         return 2
+    log = None
     try:
-        game = Game.resume(EventLog(args.db), args.game)
+        log = EventLog(args.db)
+        game = Game.resume(log, args.game)
     except EventLogError as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
+        games = log.games() if log is not None else []
+        if games:
+            print("games in this log: " + ", ".join(g for g, _, _ in games), file=sys.stderr)
         return 2
     text = json.dumps(game.export(), indent=1)
     if args.out:
@@ -205,6 +210,6 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     p = sub.add_parser("export", help="write a logged game as JSON")
     p.add_argument("--db", default=default_db(), help="game log (SQLite)")
-    p.add_argument("--game", default=None, help="game id (default: the newest)")
+    p.add_argument("--game", default=None, help="game id (default: the newest; a wrong id lists them)")
     p.add_argument("--out", default=None, help="output file (default: stdout)")
     p.set_defaults(func=cmd_export)

@@ -120,7 +120,10 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
     if pos.in_setup:
         return [{"player": p, "action": "spore", "at": _hx(h)} for h in starting_spaces(b, p)]
     taken = pos.taken
-    if "spore" not in taken:
+    if "buy" in taken:
+        # After a purchase only more purchases (table rule), swaps, draws and the end remain.
+        out += [m for m in _economy_moves(b, p) if m["action"] in ("buy", "swap")]
+    elif "spore" not in taken:
         if "place" not in taken:
             out += placements(b, p)
             out += rock_spots(b, p)

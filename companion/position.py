@@ -286,6 +286,8 @@ def _parse_position(doc: Any) -> Position:
             raise PositionError(f"players[{i}].team", "must be a string or null")
         if mode == "team" and team is None:
             raise PositionError(f"players[{i}].team", "team mode needs a team for every player")
+        if mode != "team" and team is not None:
+            raise PositionError(f"players[{i}].team", f"teams exist only in team mode, not {mode}")
         players.append(Player(color, team))
     colors = [p.color for p in players]
     if len(set(colors)) != len(colors):
@@ -302,6 +304,10 @@ def _parse_position(doc: Any) -> Position:
     for i, t in enumerate(taken):
         if t not in TURN_SLOTS:
             raise PositionError(f"turn.taken[{i}]", f"unknown action {t!r} (known: {list(TURN_SLOTS)})")
+        if t != "buy" and taken.count(t) > 1:
+            raise PositionError("turn.taken", f"{t!r} is listed twice: each action is taken once per turn")
+    if "spore" in taken and any(t not in ("spore",) for t in taken):
+        raise PositionError("turn.taken", "the spore ability is used at the start of a turn and ends its actions (rulebook 4.d)")
     number = turn.get("number", 1)
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise PositionError("turn.number", f"must be a whole number >= 1, got {number!r}")
@@ -376,6 +382,9 @@ def _parse_position(doc: Any) -> Position:
             seen_meeples.add(h)
         pos.meeples[color] = h
     hands = need(doc, "hands", dict, "")
+    for c in hands:
+        if c not in colors:
+            raise PositionError(f"hands.{c}", f"is not a player colour ({', '.join(colors)})")
     for c in colors:
         hand = hands.get(c, [])
         if not isinstance(hand, list):
@@ -409,6 +418,9 @@ def _parse_position(doc: Any) -> Position:
     market = doc.get("market", {"a": [], "b": []})
     if not isinstance(market, dict):
         raise PositionError("market", "must be an object with decks a and b")
+    for k in market:
+        if k not in ("a", "b"):
+            raise PositionError(f"market.{k}", "the mushroom decks are a and b")
     pos.market = {}
     for k in ("a", "b"):
         v = market.get(k, [])
@@ -449,6 +461,8 @@ def _parse_position(doc: Any) -> Position:
     if result is not None and (not isinstance(result, dict) or not isinstance(result.get("reason"), str)
                                or not isinstance(result.get("winners", []), list)):
         raise PositionError("result", "must be null, or {\"winners\": [...], \"reason\": \"...\"}")
+    if result is not None and any(w not in colors for w in result.get("winners", [])):
+        raise PositionError("result.winners", "names a colour nobody plays")
     pos.result = result
     opts = doc.get("options", {})
     if not isinstance(opts, dict):
@@ -493,10 +507,12 @@ def check_against_edition(pos: Position, edition) -> None:
             if sp.at not in edition.outermost:
                 raise PositionError(f"board.spores.{c}.at", f"{edition.label(sp.at)} is not an outermost space (rulebook 3)")
     for c, m in pos.meeples.items():
+        spore = pos.spores.get(c)
         if m is None:
+            if spore is not None and spore.at is not None:
+                raise PositionError(f"board.meeples.{c}", f"{c}'s spore is on the board, so its meeple is too (on a tile or on the spore)")
             continue
         on_board(m, f"board.meeples.{c}")
-        spore = pos.spores.get(c)
         if m not in pos.tiles and not (spore is not None and spore.at == m):
             raise PositionError(f"board.meeples.{c}", f"a meeple stands on a mycelium tile or on its own spore, not on {edition.label(m)}")
     for c in pos.colors:
@@ -515,5 +531,39 @@ def check_against_edition(pos: Position, edition) -> None:
     for k, ids in pos.market.items():
         if any(edition.cards[cid].deck != k for cid in ids):
             raise PositionError(f"market.{k}", "holds a card of the other deck")
+        if len(ids) > 3:
+            raise PositionError(f"market.{k}", f"three cards of each deck lie face up (rulebook 2.d), not {len(ids)}")
+        in_play = len(ids) + sum(1 for v in pos.cards.values() for cid in v if edition.cards[cid].deck == k)
+        if in_play + pos.decks[k] > len(edition.deck(k)):
+            raise PositionError(f"decks.{k}", f"deck {k} has {len(edition.deck(k))} cards; {in_play} are in play, "
+                                f"so at most {len(edition.deck(k)) - in_play} can be face down")
+    from collections import Counter as _Counter
+    from companion.tiles import ROCK as _ROCK
+    players = max(len(pos.colors), 2)
+    if players in edition.bag_by_players:
+        bag = edition.bag_composition(players)
+        rocks = len(pos.rocks) + sum(h.count(_ROCK) for h in pos.hands.values()) + pos.discard.count(_ROCK)
+        if pos.bag_tiles is not None:
+            rocks += pos.bag_tiles.get(_ROCK, 0)
+        if rocks > bag[_ROCK]:
+            raise PositionError("board.rocks", f"{rocks} rocks are in play but the {players}-player bag holds {bag[_ROCK]}")
+        total = len(pos.tiles) + len(pos.rocks) + sum(len(h) for h in pos.hands.values()) + len(pos.discard) + pos.bag
+        if total > sum(bag.values()):
+            raise PositionError("bag", f"{total} tiles counted (board, hands, discard, bag) but the {players}-player "
+                                f"game uses {sum(bag.values())}")
+    cubes: _Counter = _Counter()
+    for c in pos.colors:
+        cubes.update(pos.nutrients[c])
+    for k, n in cubes.items():
+        if n > edition.nutrient_supply.get(k, 0):
+            raise PositionError("nutrients", f"players hold {n} {k} cubes but the game has {edition.nutrient_supply.get(k, 0)}")
+    from companion.hexgrid import distance as _distance
+    from companion.options import option as _option
+    gap = _option(pos.options, "spore_min_distance")
+    placed = [(c, sp.at) for c, sp in pos.spores.items() if sp is not None and sp.at is not None]
+    for i, (c1, a) in enumerate(placed):
+        for c2, b in placed[i + 1:]:
+            if _distance(a, b) < gap:
+                raise PositionError(f"board.spores.{c2}.at", f"{c1}'s and {c2}'s spores are closer than {gap} spaces (rulebook 3)")
     if pos.mode == "cooperative" and pos.difficulty is None:
         raise PositionError("difficulty", "a cooperative game needs its missions' difficulty (easy, medium or hard)")

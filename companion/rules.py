@@ -324,7 +324,8 @@ def _check_starting_space(b: Board, player: str, at: Hex) -> None:
     gap = option(pos.options, "spore_min_distance")
     for color, s in pos.spores.items():
         if color != player and s is not None and s.at is not None and distance(s.at, at) < gap:
-            raise IllegalMove("too_close_to_spore", f"{b.label(at)} is next to {color}'s spore; leave at least one space between spores.")
+            raise IllegalMove("too_close_to_spore", f"{b.label(at)} is {distance(s.at, at)} space(s) from {color}'s spore; "
+                              f"spores must be at least {gap} spaces apart.")
 
 
 def _v_place(b: Board, m: Move) -> None:

@@ -10,14 +10,15 @@ from companion.position import Position
 def make_position(tiles: dict | None = None, rocks=(), trees: dict | None = None, substrates: dict | None = None,
                   spores: dict | None = None, meeples: dict | None = None, hands: dict | None = None,
                   nutrients: dict | None = None, players=("blue", "orange"), active: str = "blue",
-                  mode: str = "competitive", taken=(), bag: int = 40, cards: dict | None = None,
+                  mode: str = "competitive", taken=(), bag: int | None = None, cards: dict | None = None,
                   market: dict | None = None, difficulty: str | None = None, missions=(),
                   options: dict | None = None, teams: dict | None = None, decks: dict | None = None) -> Position:
     """A position from compact Python values, through the JSON parser.
 
     ``tiles``: {(q, r): "P03"}; ``trees``: {(q, r): [slots]} or a list of spaces;
     ``substrates``: {(q, r): "wood"}; ``spores``: {"blue": (q, r)} or {"blue": ((q, r), used)}.
-    Spores default to blue (4, 0) and orange (-4, 0) with meeples on them.
+    Spores default to blue (4, 0) and orange (-4, 0) with meeples on them.  ``bag`` defaults
+    to what is left of the 2-player bag (48 tiles) once the board and the hands are counted.
     """
     spores = spores if spores is not None else {"blue": (4, 0), "orange": (-4, 0)}
     sp = {}
@@ -45,7 +46,8 @@ def make_position(tiles: dict | None = None, rocks=(), trees: dict | None = None
             "meeples": {c: (list(h) if h is not None else None) for c, h in meeples.items()},
         },
         "hands": hands or {c: ["P03", "Y03", "ROCK"] for c in players},
-        "bag": bag,
+        "bag": bag if bag is not None else max(0, 48 - len(tiles or {}) - len(rocks)
+                                                  - sum(len(h) for h in (hands or {c: [0] * 3 for c in players}).values())),
         "nutrients": {c: {"pink": 0, "yellow": 0, "white": 0, **(nutrients or {}).get(c, {})} for c in players},
         "cards": {c: list((cards or {}).get(c, [])) for c in players},
         "market": market or {"a": [], "b": []},

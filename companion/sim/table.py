@@ -176,6 +176,9 @@ class SimulatedTable:
 
     # --- mirroring the truth -------------------------------------------------------------------
     def _on_truth(self, ev: Event, pos: Position) -> None:
+        if self.session.game is not self._game or len(self.session.game.events) < ev.seq - 1:
+            raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
+                                    "the simulated players stop here")
         mv = ev.move
         action = mv["action"]
         before = self.truth.game._positions[-2]
@@ -206,7 +209,7 @@ class SimulatedTable:
     def _settle(self, ev: Event, pos: Position) -> None:
         """Wait for the companion to commit this step; count and repair a rejection."""
         s = self.session
-        if s.game is not self._game or len(s.game.events) > ev.seq:
+        if s.game is not self._game or not ev.seq - 1 <= len(s.game.events) <= ev.seq:
             raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
                                     "the simulated players stop here")
         # Generous: a loaded machine (tablets polling, other programs) must not turn a slow

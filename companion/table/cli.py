@@ -79,6 +79,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return 2
     srv = None
+    if not args.fast and not args.no_web:
+        problem = _port_busy(args.host, args.port)
+        if problem:
+            print(f"mycelium-companion: {problem}", file=sys.stderr)
+            return 2
     if args.record:
         from companion.table.record import Recorder
         sim.live.recorder = Recorder(args.record, setup=Recorder.setup_doc(sim.session.game))
@@ -130,6 +135,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from companion.table.session import TableSession
 
     cv2.setNumThreads(2)
+    problem = _check_run_args(args)
+    if problem:
+        print(f"mycelium-companion: {problem}", file=sys.stderr)
+        return 2
     reader = _board_reader(args)
     if reader is None:
         return 2
@@ -157,6 +166,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.resume:
             game = Game.resume(log, args.game)
             print(f"Resuming game {game.game_id} at move {len(game.events)} (log: {path})")
+            if game.position.result is not None:
+                print(f"That game is over: {game.position.result['reason']}")
+                source.close()
+                return 0
         else:
             game = Game(initial, config, log=log)
             print(f"Game {game.game_id or '(not logged)'}" + (f", logged in {path}" if log else ""))
@@ -192,6 +205,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     if srv is not None:
         srv.shutdown()
     return 0
+
+
+def _check_run_args(args: argparse.Namespace) -> str | None:
+    """Everything that can be checked before a device or the log is touched; a sentence, or
+    ``None`` when the arguments hang together."""
+    import os
+    if args.game and not args.resume:
+        return "--game names the game to continue: use it with --resume"
+    if args.resume and (args.db in (None, ":memory:") or not os.path.isfile(args.db)):
+        if args.db == ":memory:":
+            return "--resume needs a game log; ':memory:' keeps none"
+        from companion.commands import default_db
+        path = args.db or default_db()
+        if not os.path.isfile(path):
+            return f"--resume: no game log at {path}"
+    if args.colors and args.players is not None and len(args.colors.split(",")) != args.players:
+        return f"--players {args.players} but --colors names {len(args.colors.split(','))} colours"
+    if args.replay and args.camera != "picamera2":
+        return "--replay plays the recorded frames; leave out --camera"
+    if not args.replay and args.rfid not in ("none", "auto"):
+        from firmware_bridge.discovery import check_port
+        from firmware_bridge.errors import PortError
+        try:
+            check_port(args.rfid)
+        except PortError as e:
+            return f"--rfid: {e} (or --rfid none to play without the bag reader)"
+    if not args.replay and not args.no_web:
+        problem = _port_busy(args.host, args.port)
+        if problem:
+            return problem
+    return None
+
+
+def _port_busy(host: str, port: int) -> str | None:
+    """A sentence when the dashboard could not listen on ``host``:``port``, else ``None``."""
+    import socket
+    if port == 0:
+        return None
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+    except OSError as e:
+        return f"the dashboard cannot listen on {host}:{port} ({e.strerror}); pick another --port, or --no-web"
+    return None
 
 
 def _board_reader(args: argparse.Namespace):

@@ -115,6 +115,20 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     ({"market": {"a": ["a01", "a01"], "b": []}}, "market.a"),
     ({"market": {"a": ["zz9"], "b": []}}, "market.a"),
     ({"mode": "cooperative", "difficulty": None}, "difficulty"),
+    ({"market": {"a": ["a01", "a02", "a03", "a04"], "b": []}}, "market.a"),
+    ({"market": {"a": [], "b": [], "c": []}}, "market.c"),
+    ({"bag": 1000}, "bag"),
+    ({"board": {"rocks": [[0, 0], [1, 1], [2, 2], [-1, -1], [-2, 2]]}}, "board.rocks"),
+    ({"nutrients": {"blue": {"pink": 8}, "orange": {"pink": 8}}}, "nutrients"),
+    ({"board": {"spores": {"blue": {"at": [-4, 1], "used": False}, "orange": {"at": [-4, 0], "used": False}},
+                "meeples": {"blue": [-4, 1], "orange": [-4, 0]}}}, "board.spores.orange.at"),
+    ({"hands": {"green": []}}, "hands.green"),
+    ({"turn": {"taken": ["place", "place"]}}, "turn.taken"),
+    ({"turn": {"taken": ["spore", "place"]}}, "turn.taken"),
+    ({"board": {"meeples": {"blue": None, "orange": [-4, 0]}}}, "board.meeples.blue"),
+    ({"players": [{"color": "blue", "team": "1"}, {"color": "orange", "team": None}]}, "players[0].team"),
+    ({"result": {"winners": ["green"], "reason": "x"}}, "result.winners"),
+    ({"decks": {"a": 100, "b": 0}}, "decks.a"),
 ])
 def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, patch, field):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
@@ -130,3 +144,29 @@ def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, pat
     r = run("check-move", "--position", str(p), "--move", str(m))
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert f"field {field}" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_legal_moves_after_a_purchase_are_only_what_the_rules_allow(tmp_path):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc["turn"]["taken"] = ["place", "buy"]
+    doc["hands"]["blue"] = ["P03", "Y03"]
+    doc["bag"] = 40
+    p.write_text(json.dumps(doc))
+    out = json.loads(run("legal-moves", "--position", str(p)).stdout)
+    assert {m["action"] for m in out["moves"]} <= {"end_turn", "buy", "swap"}
+
+
+def test_run_refuses_inconsistent_arguments_before_touching_anything(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    cases = [
+        (["--game", "x"], "--resume"),
+        (["--resume", "--db", ":memory:"], "keeps none"),
+        (["--resume", "--db", str(tmp_path / "none.sqlite3")], "no game log"),
+        (["--rfid", str(tmp_path / "nope")], "--rfid"),
+        (["--players", "2", "--colors", "blue,orange,red"], "--colors"),
+    ]
+    for extra, expect in cases:
+        r = run("run", "--camera", str(tmp_path), "--no-web", *extra)
+        assert r.returncode == 2 and expect in r.stderr, (extra, r.stderr)
+    assert not db.exists() and not (tmp_path / "none.sqlite3").exists()

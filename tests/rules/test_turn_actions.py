@@ -120,7 +120,8 @@ def test_rock_on_substrate_and_on_a_spore():
     pos = make_position(substrates={(3, 0): "soil"})
     out = apply(pos, {"player": "blue", "action": "rock", "at": [3, 0]}).position
     assert out.substrates == {} and out.pending_substrates == ["soil"]
-    pos = make_position(spores={"blue": (4, 0), "orange": (4, -1)})
+    pos = make_position(tiles={(3, 0): "P03"}, spores={"blue": (0, 4), "orange": (4, -1)},
+                        meeples={"blue": (3, 0), "orange": (4, -1)})
     out = apply(pos, {"player": "blue", "action": "rock", "at": [4, -1]}).position
     assert out.spores["orange"].at is None and out.meeples["orange"] is None
     # Orange must put it back on a starting space, out of turn.
