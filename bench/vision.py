@@ -55,7 +55,7 @@ def per_space(board: dict, spaces) -> dict:
 
 def run_suite(name: str, n: int, hard: bool, seed: int, geo, codes, timing_frames: int) -> dict:
     rng = np.random.default_rng(seed)
-    wrong = total = perfect = failed = 0
+    wrong = total = perfect = failed = hands = hands_imperfect = 0
     kinds: Counter = Counter()
     times, floors = [], []
     for i in range(n):
@@ -82,6 +82,8 @@ def run_suite(name: str, n: int, hard: bool, seed: int, geo, codes, timing_frame
         wrong += len(bad)
         total += len(geo.spaces)
         perfect += not bad
+        hands += bool(cond.hands)
+        hands_imperfect += bool(cond.hands) and bool(bad)
         if i < timing_frames and not failed:
             reader.read(frame.image)  # warm: registration cached from here on
             for _ in range(5):
@@ -96,7 +98,7 @@ def run_suite(name: str, n: int, hard: bool, seed: int, geo, codes, timing_frame
                 cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
                 floors.append((time.perf_counter() - t0) * 1000)
     return {"name": name, "frames": n, "space_error": wrong / max(total, 1), "perfect": perfect / max(n, 1),
-            "failed": failed, "kinds": kinds, "times": times, "floors": floors}
+            "failed": failed, "kinds": kinds, "times": times, "floors": floors, "hands": (hands, hands_imperfect)}
 
 
 def main() -> int:
@@ -123,6 +125,9 @@ def main() -> int:
         print(f"{name:8s}: per-space error {100 * r['space_error']:.3f} % (target <= {100 * err_t:.1f} %), "
               f"perfect boards {100 * r['perfect']:.1f} % (target >= {100 * perf_t:.0f} %), "
               f"unregistered {r['failed']}, suite {time.perf_counter() - t0:.0f} s")
+        if r["hands"][0]:
+            print(f"          frames with a hand in view: {r['hands'][0]}, of them imperfect: {r['hands'][1]} "
+                  "(a space under the hand can't be read)")
         if r["kinds"]:
             print("          most common mistakes (truth -> read): " +
                   ", ".join(f"{a} -> {b} x{c}" for (a, b), c in r["kinds"].most_common(5)))

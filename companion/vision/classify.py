@@ -3,8 +3,9 @@
 For every space, every hypothesis (empty, rock, tree, wood, soil, a spore of each colour on
 either side, and each candidate tile code in each rotation) gets a score: the weighted mean of
 its regions' clipped log-likelihoods (:mod:`companion.vision.profile`).  The best wins; the
-confidence grows with its margin over the runner-up.  A meeple is read first from the centre
-(a player colour there); the space under it is then scored without the centre and with a
+confidence grows with its margin over the runner-up.  A meeple is read first
+(:func:`meeple_colour`: a player colour at the centre, or at the cap points where the camera
+sees its raised cap); the space under it is then scored without the centre and with a
 trimmed ring, since the meeple hides them.  Everything is vectorised over the spaces.
 """
 
@@ -87,8 +88,10 @@ def _robust_mean(x: np.ndarray, axis: int, keep: float) -> np.ndarray:
     """Mean of the best ``keep`` fraction along ``axis`` (occlusion-tolerant)."""
     n = x.shape[axis]
     k = max(1, int(round(n * keep)))
-    s = -np.sort(-x, axis=axis)
-    return np.take(s, np.arange(k), axis=axis).mean(axis=axis)
+    if k >= n:
+        return x.mean(axis=axis)
+    s = np.partition(x, n - k, axis=axis)  # the k largest last
+    return np.take(s, np.arange(n - k, n), axis=axis).mean(axis=axis)
 
 
 @dataclass
@@ -131,9 +134,46 @@ def slot_log_likelihood(lab: np.ndarray, profile: ColourProfile) -> np.ndarray:
     the dark tree: no class fits well and clipped scores would tie.  Unclipped, the nearest
     class still wins.
     """
-    m = lab[:, L.SLOTS].reshape(lab.shape[0], 4, L.POINTS_PER_SLOT, 3).mean(2)
-    d = (m[..., None, :] - profile.mean) / profile.std
+    return unclipped_log_likelihood(lab[:, L.SLOTS].reshape(lab.shape[0], 4, L.POINTS_PER_SLOT, 3).mean(2), profile)
+
+
+def unclipped_log_likelihood(lab: np.ndarray, profile: ColourProfile) -> np.ndarray:
+    """float32 (..., K) unclipped log-likelihood of Lab (..., 3) per class."""
+    d = (lab[..., None, :] - profile.mean) / profile.std
     return (-0.5 * np.sum(d * d, axis=-1) - np.sum(np.log(profile.std), axis=-1)).astype(np.float32)
+
+
+CAP_LL_MIN = -10.0
+"""Unclipped log-likelihood of the cap points' mean colour above which a player colour there
+counts as a meeple's cap (a good fit: about 3 standard deviations)."""
+CAP_CENTRE_SLACK = 6.0
+"""How far (log-likelihood) the player colour may trail the best class at the centre when the
+cap says meeple: the centre shows the meeple's shaded stem, or the cap's rim."""
+
+
+def meeple_colour(lab: np.ndarray, profile: ColourProfile, centre_ll: np.ndarray) -> np.ndarray:
+    """int (S,) class index of the meeple on each space, or -1.
+
+    A player colour rules the centre (nearest class of the centre's mean colour, unclipped:
+    under glare or blur no class fits well and clipped scores would tie); or, when the camera
+    sees the meeple from the side and its stem is all the centre shows, the cap points (raised,
+    projected through the camera pose) fit a player colour well and the centre does not refute
+    it.  A spore's chip under the cap points is refuted by its white centre.
+    """
+    pidx = np.array([CI[p] for p in PLAYERS])
+    is_player = np.zeros(len(CLASSES), bool)
+    is_player[pidx] = True
+    if lab is None or profile is None:
+        best = centre_ll.argmax(1)
+        return np.where(is_player[best], best, -1)
+    cen = unclipped_log_likelihood(lab[:, L.CENTRE].mean(1), profile)
+    best = cen.argmax(1)
+    out = np.where(is_player[best], best, -1)
+    cap = unclipped_log_likelihood(lab[:, L.CAP].mean(1), profile)
+    c = cap.argmax(1)
+    rows = np.arange(len(c))
+    by_cap = is_player[c] & (cap[rows, c] > CAP_LL_MIN) & (cen[rows, c] >= cen.max(1) - CAP_CENTRE_SLACK)
+    return np.where(out >= 0, out, np.where(by_cap, c, -1))
 
 
 def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = None,
@@ -146,7 +186,6 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     """
     S = ll.shape[0]
     e = ll[:, L.EDGES].reshape(S, 6, L.POINTS_PER_EDGE, -1)
-    edge_mean = _robust_mean(e, 2, 0.67)  # (S, 6, K)
     centre = ll[:, L.CENTRE].mean(1)  # (S, K)
     ring_full = ll[:, L.RING].mean(1)
     ring_trim = _robust_mean(ll[:, L.RING], 1, 0.5)
@@ -157,10 +196,11 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     else:
         slots = ll[:, L.SLOTS].reshape(S, 4, L.POINTS_PER_SLOT, -1).mean(2)  # (S, 4, K)
 
-    # meeple: a player colour rules the centre
+    # meeple: a player colour at the centre, or at the cap seen from the side
     pidx = np.array([CI[p] for p in PLAYERS])
-    best_centre = centre.argmax(1)
-    has_meeple = np.isin(best_centre, pidx)
+    best_centre = meeple_colour(lab, profile, centre)
+    has_meeple = best_centre >= 0
+    best_centre = np.maximum(best_centre, 0)
     ring = np.where(has_meeple[:, None], ring_trim, ring_full)
     w_c = np.where(has_meeple, 0.0, 1.0)
     w_d = np.where(has_meeple, 0.0, 2.0)
@@ -168,7 +208,7 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
         # points showing the meeple's own colour neither support nor refute what lies under it
         own = np.take_along_axis(e, best_centre[:, None, None, None], axis=3)
         e = np.where(has_meeple[:, None, None, None], np.maximum(e, own - 0.5), e)
-        edge_mean = _robust_mean(e, 2, 0.67)
+    edge_mean = _robust_mean(e, 2, 0.67)  # (S, 6, K)
     # spore side under a meeple: the tips of the X (outer diagonal points) peek out around it
     outer = diag[:, 1::2]  # (S, 4, K)
     x_seen = -np.sort(-outer, axis=1)[:, :2].mean(1)  # best two points per class
@@ -228,13 +268,17 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
         8 + w_c + w_d
     )[:, None]
 
+    all_scores = np.concatenate([fixed, tile_scores], axis=1)  # (S, H + M)
+    rows = np.arange(S)
+    best_all = all_scores.argmax(1)
+    top = all_scores[rows, best_all]
+    all_scores[rows, best_all] = -np.inf
+    margins = top - all_scores.max(1)  # the runner-up
+    confs = 1.0 - np.exp(-margins / CONFIDENCE_SCALE)
     out: list[SpaceReading] = []
     for s in range(S):
-        all_scores = np.concatenate([fixed[s], tile_scores[s]])
-        order = np.argsort(-all_scores)
-        best, second = order[0], order[1] if len(order) > 1 else order[0]
-        margin = float(all_scores[best] - all_scores[second])
-        conf = float(1.0 - np.exp(-margin / CONFIDENCE_SCALE)) if best != second else 1.0
+        best = int(best_all[s])
+        conf = float(confs[s])
         meeple = PLAYERS[list(pidx).index(best_centre[s])] if has_meeple[s] else None
         if best < len(names):
             name = names[best]

@@ -10,7 +10,13 @@ around a token, a tile's edge colours, a tree's face), so ``observed - white * e
 those points is the veil there.  One Gaussian ``A exp(-d^2 / 2 sigma^2)`` in image px is fitted
 to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
 and the board read again.  A first reading under the spot underrates it (a glared tree read
-as board implies too little veil), so the reader repeats this a couple of times.
+as board implies too little veil), so the reader fits the spot again to each new reading until
+the reading stops changing.
+
+Near the middle of a strong spot the camera clips: a cream tile and the white of a spore show
+255 in every channel, and once the veil is taken off they would look grey like a rock.  Clipped
+samples are left out of the fit, and scored by what could have clipped there
+(:func:`clipped_log_likelihood`) rather than by their colour.
 """
 
 from __future__ import annotations
@@ -69,6 +75,13 @@ def expected_classes(readings, codes_edge_class) -> np.ndarray:
     return out
 
 
+SATURATED = 250.0
+"""A camera sample with a channel at or above this (8-bit) is clipped: it shows less than the
+light that reached it, so it says nothing reliable about the veil or the surface."""
+REFINE_STEPS = 8
+"""Gauss-Newton steps refining the spot's centre, radius and amplitude after the grid search."""
+
+
 def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndarray, mean_lab: np.ndarray,
                            centres_px: np.ndarray, weight: np.ndarray) -> Veil | None:
     """Glare spot from what the read spaces should look like.
@@ -76,20 +89,23 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     ``bgr``, ``white``: float32 (S, P, 3) camera samples and white field; ``expected``: int
     (S, P) class per point (-1 unknown); ``mean_lab``: float32 (K, 3) profile means;
     ``centres_px``: (S, 2); ``weight``: (S,) trust in each reading.  The veil of a space is
-    the median over its known points of (observed - white * expected), averaged over B, G, R.
+    the median over its known, unclipped points of (observed - white * expected), averaged
+    over B, G, R.  A grid search over spot centres (the brightest spaces) and radii gives a
+    start; a few robust Gauss-Newton steps then move the centre (also off the board), the
+    radius and the amplitude.
     """
     rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
     exp_bgr = rgb[:, ::-1] / 0.95  # fraction of the white
-    known = expected >= 0
+    known = (expected >= 0) & (bgr.max(2) < SATURATED)
     resid = (bgr - white * exp_bgr[np.maximum(expected, 0)]).mean(2)  # (S, P)
     resid = np.where(known, resid, np.nan)
     ok = known.sum(1) >= 6
     if ok.sum() < 8:
         return None
     v = np.nanmedian(resid[ok], axis=1)
-    xy, wgt = centres_px[ok], weight[ok]
+    xy, wgt = centres_px[ok].astype(np.float64), weight[ok].astype(np.float64)
     base = float(np.median(v))
-    v = v - base
+    v = (v - base).astype(np.float64)
     best: tuple[float, int, float, float] | None = None
     cost0 = float(np.sum(wgt * np.minimum(v * v, 900.0)))
     for c in np.argsort(-v)[:4]:
@@ -101,6 +117,76 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
             if best is None or cost < best[0]:
                 best = (cost, int(c), sigma, a)
     cost, c, sigma, a = best
+    centre = xy[c].copy()
+    if a >= MIN_AMPLITUDE:
+        centre, sigma, a, cost = _refine(xy, v, wgt, centre, sigma, a, cost)
     if a < MIN_AMPLITUDE or cost > 0.5 * cost0:
         return None
-    return Veil((float(xy[c][0]), float(xy[c][1])), sigma, a)
+    return Veil((float(centre[0]), float(centre[1])), float(sigma), float(a))
+
+
+def _refine(xy: np.ndarray, v: np.ndarray, wgt: np.ndarray, centre: np.ndarray, sigma: float, a: float,
+            cost: float) -> tuple[np.ndarray, float, float, float]:
+    """Robust Gauss-Newton on ``v ~ a exp(-|xy - centre|^2 / 2 sigma^2)``; residuals over 30
+    levels (a misread space) get no say.  Keeps a step only when the clipped cost drops."""
+    p = np.array([centre[0], centre[1], np.log(sigma), a, 0.0], np.float64)
+    lo, hi = np.log(SIGMAS_PX[0]), np.log(SIGMAS_PX[-1] * 1.5)
+
+    def model(q):
+        d = xy - q[:2]
+        s2 = np.exp(2 * q[2])
+        g = np.exp(-np.sum(d * d, axis=1) / (2 * s2))
+        return g, d, s2
+
+    for _ in range(REFINE_STEPS):
+        g, d, s2 = model(p)
+        r = v - p[3] * g - p[4]
+        w = wgt * (r * r < 900.0)
+        # derivatives of a * g + b by (cx, cy, log sigma, a, b): a wide spot lifts the median
+        # the residuals were centred on, so the level b away from the spot is fitted too
+        jac = np.column_stack([p[3] * g * d[:, 0] / s2, p[3] * g * d[:, 1] / s2,
+                               p[3] * g * np.sum(d * d, axis=1) / s2, g, np.ones_like(g)])
+        jw = jac * w[:, None]
+        lhs = jac.T @ jw + 1e-3 * np.diag(np.diag(jac.T @ jw) + 1e-9)
+        try:
+            step = np.linalg.solve(lhs, jw.T @ r)
+        except np.linalg.LinAlgError:
+            break
+        q = p + step
+        q[2] = min(max(q[2], lo), hi)
+        gq, _, _ = model(q)
+        new_cost = float(np.sum(wgt * np.minimum((v - q[3] * gq - q[4]) ** 2, 900.0)))
+        if new_cost >= cost:
+            break
+        p, cost = q, new_cost
+    return p[:2], float(np.exp(p[2])), float(p[3]), cost
+
+
+CLIPPED_SIGMA = 12.0
+"""Spread (8-bit levels per channel) of a clipped sample's unclipped channels around what a
+class predicts there."""
+
+
+def clipped_log_likelihood(raw: np.ndarray, white: np.ndarray, veil: np.ndarray | None, mean_lab: np.ndarray,
+                           std_lab: np.ndarray, floor: float) -> np.ndarray:
+    """float32 (n, K) log-likelihood of clipped camera samples (censored model).
+
+    ``raw``: float32 (n, 3) camera BGR with a channel at :data:`SATURATED` or above;
+    ``white``: (n, 3) white field there; ``veil``: (n,) fitted glare level or ``None``.  Each
+    class predicts ``white * colour + veil`` per channel; a clipped channel only says that the
+    prediction reaches the clip level, the others are compared as usual.  A cream tile under a
+    glare spot is all clipped and consistent; a grey rock there would not clip, so it isn't.
+    White balancing and Lab would instead turn the clipped tile grey after the veil is taken off.
+    The best value of a class is its peak under the profile's Gaussian, so these samples
+    weigh like the others.
+    """
+    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
+    exp_bgr = rgb[:, ::-1] / 0.95
+    pred = white[:, None, :] * exp_bgr[None, :, :]  # (n, K, 3)
+    if veil is not None:
+        pred = pred + veil[:, None, None]
+    obs = raw[:, None, :]
+    clipped = obs >= SATURATED
+    err = np.where(clipped, np.maximum(SATURATED - pred, 0.0), obs - pred) / CLIPPED_SIGMA
+    peak = -np.sum(np.log(std_lab), axis=1) + 3 * np.log(3.0)
+    return np.maximum(peak[None, :] - 0.5 * np.sum(err * err, axis=2), floor).astype(np.float32)

@@ -12,10 +12,15 @@ same sizes; measure a real copy against these):
 * a spore's centre shows its white symbol: a dot (unused side) or an X along the diagonals
   (used side), so the diagonal points tell the sides apart and a meeple on it hides the centre;
 * a tree's mycorrhiza slots are discs at 0.52 s, slot k at -135 + 90 k degrees
-  (top-left, top-right, bottom-right, bottom-left as seen by the camera).
+  (top-left, top-right, bottom-right, bottom-left as seen by the camera);
+* a meeple's cap is :data:`CAP_HEIGHT_MM` above the table: the ``CAP`` points are a small disc
+  at that height over the centre.  Their offsets here are where they lie seen from straight
+  above; the reader projects them through the camera pose (:mod:`companion.vision.pose`), so
+  under a tilted camera they follow the cap, displaced from the centre towards the image edge.
 
 Groups, as index slices into the per-space point list: ``CENTRE`` (7 points), ``RING`` (12),
-``EDGES`` (6 edges x 6 points, edge-major), ``DIAG`` (8), ``SLOTS`` (4 slots x 5 points).
+``EDGES`` (6 edges x 6 points, edge-major), ``DIAG`` (8), ``SLOTS`` (4 slots x 5 points),
+``CAP`` (7, raised).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import numpy as np
 from companion.hexgrid import DIRECTIONS, hex_to_pixel
 
 SLOT_DISTANCE = 0.52
+CAP_HEIGHT_MM = 13.0
+"""Height above the table (mm) of the middle of a meeple's cap (an 18 mm meeple, cap 0.5-1.0 of it)."""
 SLOT_ANGLES_DEG = (-135.0, -45.0, 45.0, 135.0)
 
 
@@ -64,12 +71,13 @@ def _build() -> tuple[np.ndarray, dict[str, slice]]:
         slot_pts.append((cx, cy))
         slot_pts.extend((cx + dx, cy + dy) for dx, dy in ((0.05, 0), (-0.05, 0), (0, 0.05), (0, -0.05)))
     add("slots", slot_pts)
+    add("cap", [(0.0, 0.0)] + [_polar(0.11, 60 * i + 30) for i in range(6)])
     return np.array(pts, np.float32), groups
 
 
 OFFSETS, GROUPS = _build()
 """OFFSETS: float32 (P, 2) sample offsets in units of s; GROUPS: name -> slice into them."""
-CENTRE, RING, EDGES, DIAG, SLOTS = (GROUPS[k] for k in ("centre", "ring", "edges", "diag", "slots"))
+CENTRE, RING, EDGES, DIAG, SLOTS, CAP = (GROUPS[k] for k in ("centre", "ring", "edges", "diag", "slots", "cap"))
 POINTS_PER_SPACE = len(OFFSETS)
 POINTS_PER_EDGE = 6
 POINTS_PER_SLOT = 5

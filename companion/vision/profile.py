@@ -52,10 +52,16 @@ class ColourProfile:
 
     def log_likelihood(self, lab: np.ndarray) -> np.ndarray:
         """float32 (..., 3) Lab -> float32 (..., K) clipped log-likelihood of each class."""
-        # the quadratic form as one matrix product: [x^2, x, 1] (n, 7) @ (7, K)
+        # the quadratic form [x^2, x, 1] (n, 7) . (7, K) as seven broadcast multiply-adds: a
+        # BLAS product of this small size may start threads, which costs more than it saves
+        # (and a lot on a busy machine)
         x = np.asarray(lab, np.float32).reshape(-1, 3)
-        feats = np.hstack([x * x, x, np.ones((len(x), 1), np.float32)])
-        ll = feats @ self._quadratic()
+        q = self._quadratic()
+        x2 = x * x
+        ll = x2[:, 0:1] * q[0]
+        for j, col in ((1, x2[:, 1:2]), (2, x2[:, 2:3]), (3, x[:, 0:1]), (4, x[:, 1:2]), (5, x[:, 2:3])):
+            ll += col * q[j]
+        ll += q[6]
         return np.maximum(ll, LL_FLOOR).reshape(*lab.shape[:-1], len(CLASSES))
 
     def _quadratic(self) -> np.ndarray:

@@ -19,14 +19,16 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
-from companion.vision.glare import expected_classes, fit_veil_from_readings
+from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
-from companion.vision.profile import ColourProfile, fit_white_field, load_profile, white_balance
+from companion.vision.pose import project_raised
+from companion.vision.profile import LL_FLOOR, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
 
-GLARE_ROUNDS = 2
-"""Rounds of glare fitting: the first reading under a glare spot underrates it."""
+GLARE_ROUNDS = 3
+"""Most rounds of glare fitting: a first reading under a glare spot misreads some spaces, so
+the spot is fitted again to the better reading, until the reading stops changing."""
 
 
 @dataclass
@@ -89,6 +91,11 @@ class BoardReader:
         if "maps" not in reg.cache:
             pts = np.vstack([self._space_pts, self._white_pts])
             px = reg.to_image(pts)
+            # the cap points are raised: project them through the camera pose
+            n = len(self._space_pts)
+            cap = np.zeros(n, bool)
+            cap.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE)[:, L.CAP] = True
+            px[:n][cap] = project_raised(reg, self._space_pts[cap], L.CAP_HEIGHT_MM)
             reg.cache["maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
         return reg.cache["maps"]
 
@@ -113,18 +120,39 @@ class BoardReader:
         """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
         return self.balance(self.sample_bgr(frame, reg), reg)[0]
 
-    def _classify(self, lab: np.ndarray, cands: TileCandidates, local: bool = True) -> list[SpaceReading]:
-        """Read; with ``local``, correct local light and shadow from the empty board and re-read."""
-        readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
-        shift = self._local_shift(lab, readings) if local else None
-        if shift is not None:
-            lab = lab - shift[:, None, :]
-            readings = classify(self.profile.log_likelihood(lab), cands, lab, self.profile)
-        return readings
+    def _prepare(self, bgr: np.ndarray, reg: Registration, raw: np.ndarray,
+                 veil: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """White-balanced Lab (S, P, 3) of the samples ``bgr`` (N, 3), and the scores of the
+        space samples clipped in ``raw`` (the camera's samples before the glare ``veil`` (N,)
+        came off), from :func:`clipped_log_likelihood`: (sample indices, (n, K)) or ``None``."""
+        lab, white = self.balance(bgr, reg)
+        n = len(self._space_pts)
+        idx = np.flatnonzero(raw[:n].max(1) >= SATURATED)
+        if not len(idx):
+            return lab, None
+        p = self.profile
+        return lab, (idx, clipped_log_likelihood(raw[idx], white.reshape(-1, 3)[idx], None if veil is None else veil[idx],
+                                                 p.mean, p.std, LL_FLOOR))
+
+    def _classify(self, lab: np.ndarray, fix, cands: TileCandidates) -> list[SpaceReading]:
+        return classify(self._log_likelihood(lab, fix), cands, lab, self.profile)
+
+    def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates, readings: list[SpaceReading]) -> list[SpaceReading]:
+        """Correct local light and shadow from the empty board around each space and re-read."""
+        shift = self._local_shift(lab, readings)
+        if shift is None:
+            return readings
+        return self._classify(lab - shift[:, None, :], fix, cands)
+
+    def _log_likelihood(self, lab: np.ndarray, fix: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        ll = self.profile.log_likelihood(lab)
+        if fix is not None:
+            ll.reshape(-1, ll.shape[-1])[fix[0]] = fix[1]
+        return ll
 
     def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
-                     cands: TileCandidates) -> tuple[np.ndarray, bool]:
-        """``bgr`` (N, 3) minus the glare spot fitted to ``readings``; whether there was one."""
+                     cands: TileCandidates) -> np.ndarray | None:
+        """float32 (N,) level of the glare spot fitted to ``readings`` at every sample, or ``None``."""
         mx, my = self._maps(reg)
         px = np.hstack([mx, my])
         n = len(self._space_pts)
@@ -133,9 +161,7 @@ class BoardReader:
         trust = np.array([r.confidence for r in readings], np.float32) + 0.05
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
                                       px[:n][:: L.POINTS_PER_SPACE], trust)
-        if veil is None:
-            return bgr, False
-        return bgr - veil.at(px)[:, None], True
+        return None if veil is None else veil.at(px)
 
     def _edge_classes(self, code: str) -> np.ndarray:
         """int (6,) class per edge of a tile code as placed."""
@@ -166,14 +192,21 @@ class BoardReader:
         reg = self.tracker.register(frame)
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
-        readings = self._classify(self.balance(bgr, reg)[0], cands)
-        rounds = GLARE_ROUNDS if self.glare else 0
-        for k in range(rounds):
-            bgr, found = self._remove_veil(bgr, reg, readings, cands)
-            if not found:
+        lab, fix = self._prepare(bgr, reg, bgr, None)
+        readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
+        local_done = True
+        for _ in range(GLARE_ROUNDS if self.glare else 0):
+            # each round fits the whole spot again to the raw samples, from the last reading
+            veil = self._remove_veil(bgr, reg, readings, cands)
+            if veil is None:
                 break
-            # the local correction only on the last round (the veil is what the rounds refine)
-            readings = self._classify(self.balance(bgr, reg)[0], cands, local=k == rounds - 1)
+            lab, fix = self._prepare(bgr - veil[:, None], reg, bgr, veil)
+            before, readings = readings, self._classify(lab, fix, cands)
+            local_done = False
+            if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
+                break  # the same reading gives the same spot
+        if not local_done:
+            readings = self._local_pass(lab, fix, cands, readings)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         return Reading(board, conf, reg, spaces)

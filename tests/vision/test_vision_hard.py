@@ -7,6 +7,7 @@ import numpy as np
 from vision_frames import mild, normalised, shoot
 from test_vision_reader import every_piece
 
+from calibration.intrinsics import Intrinsics
 from companion.vision.markers import MarkerFinder
 from companion.vision.reader import BoardReader
 
@@ -43,3 +44,69 @@ def test_a_covered_marker_is_not_invented(geo):
     gray[y0:y1, x0:x1] = 170
     finder = MarkerFinder(geo)
     assert sorted(finder.find_missing(gray, finder.detect(gray))) == [0, 1, 3]
+
+
+def _steep_board(codes):
+    from companion.tiles import rotate_code
+
+    at = [(0, 0), (1, -1), (-1, 1), (0, -1), (1, 0), (-3, 1), (3, -2), (2, 1)]
+    return {"tiles": [{"at": [q, r], "paths": rotate_code(codes[(3 * i) % len(codes)], i % 6)} for i, (q, r) in enumerate(at)],
+            "rocks": [[-2, 2]], "trees": [{"at": [2, -3], "mycorrhizae": [None, "blue", None, None]}], "substrates": [],
+            "spores": {"blue": {"at": [0, -4], "used": False}, "red": {"at": [-4, 4], "used": True}},
+            "meeples": {"blue": [-3, 1], "red": [3, -2]}}
+
+
+def test_steep_camera_and_a_saturating_glare_spot_over_tiles_and_meeples(geo, codes):
+    # the spot clips the cream tiles to white (they must not turn into rocks once it is taken
+    # off); under a 25-30 degree tilt a meeple's cap is seen beside the space centre
+    board = _steep_board(codes)
+    for k, (tilt, gx, gy) in enumerate([(28, 0.5, 0.5), (30, 0.45, 0.55), (25, 0.55, 0.45), (30, 0.4, 0.4)]):
+        cond = mild(tilt_deg=tilt, tilt_direction_deg=40.0 + 60 * k, glare=90.0, glare_xy=(gx, gy), glare_radius=70.0,
+                    blur_sigma=1.2, noise_sigma=4.0, jpeg_quality=75)
+        frame, intr = shoot(board, geo, cond, seed=k)
+        reading = BoardReader(geo, intrinsics=intr, tile_codes=codes).read(frame.image)
+        assert normalised(reading.board) == normalised(board), k
+
+
+def test_camera_pose_from_the_registration_finds_raised_points(geo):
+    from companion.sim.render import make_camera
+    from companion.vision.pose import project_raised
+    from companion.vision.registration import compute_registration
+    from vision_frames import SIZE
+
+    for cond in (mild(tilt_deg=28.0, dist=(0, 0, 0, 0, 0)), mild(tilt_deg=12.0, tilt_direction_deg=200.0, dist=(0, 0, 0, 0, 0))):
+        cam = make_camera(geo, cond, SIZE)
+        found = {m.id: cam.project(np.column_stack([geo.marker_corners_mm(m.id), np.zeros(4)])).astype(np.float32)
+                 for m in geo.markers}
+        pts = np.array([geo.center_mm(h) for h in geo.spaces], np.float64)
+        want = cam.project(np.column_stack([pts, np.full(len(pts), -13.0)]))
+        for intr in (Intrinsics(cam.k, cam.dist, SIZE, 0.0), None):  # without intrinsics: focal from the homography
+            reg = compute_registration(geo, found, SIZE, intr)
+            assert np.abs(project_raised(reg, pts, 13.0) - want).max() < 0.5
+
+
+def test_clipped_samples_are_scored_by_what_could_clip():
+    from companion.vision.glare import clipped_log_likelihood
+    from companion.vision.profile import CLASSES, LL_FLOOR, load_profile
+
+    p = load_profile()
+    raw = np.array([[255.0, 255.0, 255.0], [120.0, 255.0, 255.0]], np.float32)  # cream tile; yellow path
+    white = np.full((2, 3), 235.0, np.float32)
+    ll = clipped_log_likelihood(raw, white, np.full(2, 80.0, np.float32), p.mean, p.std, LL_FLOOR)
+    tile, rock, yellow = (CLASSES.index(c) for c in ("tile", "rock", "yellow"))
+    assert ll[0, tile] > ll[0, rock] + 5
+    assert ll[1, yellow] > max(ll[1, tile], ll[1, rock]) + 5
+
+
+def test_a_spore_chip_under_the_cap_points_is_no_meeple():
+    from companion.vision import layout as L
+    from companion.vision.classify import CI, meeple_colour
+    from companion.vision.profile import load_profile
+
+    p = load_profile()
+    lab = np.tile(p.mean[CI["tile"]], (3, L.POINTS_PER_SPACE, 1)).astype(np.float32)
+    lab[0, L.CENTRE], lab[0, L.CAP] = p.mean[CI["white"]], p.mean[CI["red"]]  # spore's dot, chip beside it
+    lab[1, L.CENTRE], lab[1, L.CAP] = 0.6 * p.mean[CI["black"]] + 0.4 * p.mean[CI["tree"]], p.mean[CI["black"]]  # stem, cap
+    lab[2, L.CENTRE], lab[2, L.CAP] = p.mean[CI["blue"]], p.mean[CI["tile"]]  # cap over the centre
+    got = meeple_colour(lab, p, np.zeros((3, len(p.mean)), np.float32))
+    assert list(got) == [-1, CI["black"], CI["blue"]]
