@@ -56,3 +56,30 @@ def make_position(tiles: dict | None = None, rocks=(), trees: dict | None = None
         "options": options or {},
     }
     return Position.from_json(doc)
+
+
+def kill_after_moves(cmd: list[str], db, moves: int, timeout_s: float, cwd=None) -> None:
+    """Run ``cmd`` (a process writing a game log to ``db``), ``kill -9`` it as soon as the log
+    holds more than ``moves`` moves (or after ``timeout_s``), and wait for it to die."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from companion.eventlog import EventLog, EventLogError
+
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            time.sleep(0.2)
+            try:
+                log = EventLog(db)
+                gid = log.latest_game()
+                if gid and len(log.events(gid)) - 1 > moves:  # the first row is the setup
+                    break
+            except EventLogError:
+                pass
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=10)

@@ -1,10 +1,6 @@
 """The event-sourced game and its SQLite log: undo, resume, and survival of kill -9."""
 
-import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +9,7 @@ from companion.eventlog import EventLog, EventLogError
 from companion.game import Game
 from companion.selfplay import BotTable
 from companion.setup import GameConfig, SetupError, new_game
+from builders import kill_after_moves
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,21 +79,7 @@ t.run()
 
 def test_kill_9_mid_game_resumes_the_same_game_at_the_same_move(tmp_path):
     db = tmp_path / "crash.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-c", KILLER.format(root=str(ROOT), db=str(db))])
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            time.sleep(0.2)
-            try:
-                log = EventLog(db)
-                gid = log.latest_game()
-                if gid and len(log.events(gid)) - 1 > 40:  # the first row is the setup
-                    break
-            except EventLogError:
-                pass
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=10)
+    kill_after_moves([sys.executable, "-c", KILLER.format(root=str(ROOT), db=str(db))], db, 40, 60)
     resumed = Game.resume(EventLog(db))
     k = len(resumed.events)
     assert k > 40

@@ -3,11 +3,8 @@ illegal placements caught, the inferred log equal to the bots' game; reader inpu
 arrive early; recording and replay; a crash mid-game."""
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -20,6 +17,7 @@ from companion.setup import GameConfig
 from companion.sim.table import SimulatedTable
 from companion.table.live import LiveTable
 from companion.table.session import TableSession
+from builders import kill_after_moves
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,22 +97,8 @@ def test_recording_replays_to_the_same_log(tmp_path):
 
 def test_kill_9_mid_game_resumes_the_same_game(tmp_path):
     db = tmp_path / "crash.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "demo", "--fast", "--seed", "6", "--db", str(db)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 300
-        while time.time() < deadline:
-            time.sleep(0.3)
-            try:
-                log = EventLog(db)
-                gid = log.latest_game()
-                if gid and len(log.events(gid)) - 1 > 60:  # the first row is the setup
-                    break
-            except Exception:
-                pass
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=10)
+    kill_after_moves([sys.executable, "-m", "companion.cli", "demo", "--fast", "--seed", "6", "--db", str(db)],
+                     db, 60, 300, cwd=ROOT)
     resumed = Game.resume(EventLog(db))
     k = len(resumed.events)
     assert k > 60
@@ -178,7 +162,7 @@ def test_damaged_recordings_are_clear_errors(tmp_path):
 
 def test_after_an_undo_the_still_board_is_compared_again():
     sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
-    live, s = sim.live, sim.session
+    s = sim.session
     sim.show(sim.truth.position.to_json()["board"], hands=False)
     mv = {"player": "blue", "action": "spore", "at": [4, 0]}
     from companion.rules import apply
@@ -186,5 +170,6 @@ def test_after_an_undo_the_still_board_is_compared_again():
     sim.show(after.to_json()["board"])
     assert len(s.game.events) == 1
     s.undo()                       # the spore is still on the table
+    assert len(s.game.events) == 0
     sim._feed(sim._still)          # the next frame of the unchanged board
     assert len(s.game.events) == 1 and s.game.events[0].move["action"] == "spore"
