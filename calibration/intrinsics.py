@@ -124,12 +124,7 @@ def calibrate_chessboard(
     grid[:, :2] = np.mgrid[0:cols, 0:rows].T.reshape(-1, 2) * square_mm
     obj_pts, img_pts, used = [], [], []
     size: tuple[int, int] | None = None
-    for path in images:
-        gray = _read_gray(path)
-        if size is None:
-            size = (gray.shape[1], gray.shape[0])
-        elif size != (gray.shape[1], gray.shape[0]):
-            raise CalibrationError(f"{path} is {gray.shape[1]}x{gray.shape[0]}, the others {size[0]}x{size[1]}")
+    for path, gray, size in _gray_views(images):
         corners = find_chessboard(gray, pattern)
         if corners is not None:
             obj_pts.append(grid)
@@ -141,6 +136,21 @@ def calibrate_chessboard(
         )
     rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None)
     return Intrinsics(k, dist.ravel(), size, float(rms), len(used), used)
+
+
+def _gray_views(images: Sequence[str | Path]):
+    """Yield ``(path, grey uint8 (h, w) image, (w, h) px)`` for each photo; raises
+    :class:`CalibrationError` for an unreadable photo or one whose size differs from the first
+    (one camera, one resolution: the intrinsics belong to both)."""
+    size: tuple[int, int] | None = None
+    for path in images:
+        gray = _read_gray(path)
+        here = (gray.shape[1], gray.shape[0])
+        if size is None:
+            size = here
+        elif here != size:
+            raise CalibrationError(f"{path} is {here[0]}x{here[1]}, the others {size[0]}x{size[1]}")
+        yield path, gray, size
 
 
 def charuco_board() -> cv2.aruco.CharucoBoard:
@@ -155,10 +165,7 @@ def calibrate_charuco(images: Sequence[str | Path], board: cv2.aruco.CharucoBoar
     detector = cv2.aruco.CharucoDetector(board)
     obj_pts, img_pts, used = [], [], []
     size: tuple[int, int] | None = None
-    for path in images:
-        gray = _read_gray(path)
-        if size is None:
-            size = (gray.shape[1], gray.shape[0])
+    for path, gray, size in _gray_views(images):
         ch_corners, ch_ids, _, _ = detector.detectBoard(gray)
         if ch_ids is None or len(ch_ids) < 6:
             continue

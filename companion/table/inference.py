@@ -154,12 +154,13 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = 2)
     ex = Explanation(diff)
     if not diff:
         return ex
-    frontier: list[tuple[list[dict[str, Any]], Position, int]] = [([], pos, len(diff))]
+    # Each entry: moves so far, the position they lead to, the spaces still differing.
+    frontier: list[tuple[list[dict[str, Any]], Position, set[Hex]]] = [([], pos, diff)]
     found: dict[str, tuple[list[dict[str, Any]], Position]] = {}
-    for depth in range(max_depth):
+    for _depth in range(max_depth):
         nxt = []
-        for seq, p, n_diff in frontier:
-            for mv in candidate_moves(p, edition, expected.diff(observed) if p is pos else view_of_position(p).diff(observed)):
+        for seq, p, p_diff in frontier:
+            for mv in candidate_moves(p, edition, p_diff):
                 try:
                     q = apply(p, mv, edition).position
                 except IllegalMove:
@@ -168,11 +169,11 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = 2)
                 if not left:
                     key = repr(sorted(q.to_json()["board"].items()))
                     found.setdefault(key, (seq + [mv], q))
-                elif len(left) < n_diff:
-                    nxt.append((seq + [mv], q, len(left)))
+                elif len(left) < len(p_diff):
+                    nxt.append((seq + [mv], q, left))
         if found:
             break
-        nxt.sort(key=lambda item: item[2])
+        nxt.sort(key=lambda item: len(item[2]))
         frontier = nxt[:12]
     ex.matches = list(found.values())
     return ex

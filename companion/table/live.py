@@ -25,7 +25,7 @@ from typing import Any
 
 from companion import tiles as tilecodes
 from companion.table.gating import StillnessGate
-from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board, view_of_position
+from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board
 from companion.table.session import TableSession
 from companion.table.sources import Frame, FrameSource, StallWatchdog
 
@@ -117,14 +117,14 @@ class LiveTable:
         with s.lock:
             pos = s.position
             observed = apply_corrections(view_of_board(reading.board), s.corrections)
-            diff = view_of_position(pos).diff(observed)
+            ex = explain(pos, s.edition, observed)
+            diff = ex.diff
             if not diff:
                 self._last_attempt = None
                 s.clear_illegal(source="camera")
                 self._retry_pending()
                 return
             low = frozenset(h for h in diff if reading.confidence.get(f"{h.q},{h.r}", 1.0) < LOW_CONFIDENCE)
-            ex = explain(pos, s.edition, observed)
             if low and len(ex.matches) != 1:
                 # An unsure reading is committed only when exactly one legal move explains it.
                 self.stats["held_low_confidence"] += 1

@@ -23,10 +23,10 @@ from companion.game import Event, Game
 from companion.hexgrid import Hex
 from companion.moves import parse_move
 from companion.networks import MyceliumGraph
-from companion.position import Position, PositionError
+from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import REASONS, IllegalMove, Verdict
-from companion.setup import GameConfig, SetupError, new_game
+from companion.setup import GameConfig, new_game
 
 ACTION_SLOTS = {"place": "place or discard a tile", "move": "move the meeple", "remove": "remove a tile or rock",
                 "spore": "use the spore ability", "give": "give a nutrient", "buy": "buy a mushroom card"}
@@ -347,9 +347,4 @@ def panels(pos: Position, ed: Edition, live: bool = True) -> tuple[list[dict[str
     return players, market
 
 
-def parse_table_move(doc: Any) -> dict[str, Any]:
-    """Check a move document from the dashboard; raises PositionError naming the field."""
-    return parse_move(doc).to_json()
-
-
-__all__ = ["TableSession", "SessionError", "Question", "PositionError", "SetupError", "parse_table_move"]
+__all__ = ["TableSession", "SessionError", "Question", "card_json", "panels"]
