@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test bench clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(if $(wildcard $(VENV)/.pi-installed),--system-site-packages) $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
@@ -28,3 +28,12 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# The Raspberry Pi appliance (README, "Setting up a real table"): apt packages, a venv that
+# sees the system's picamera2, the reader's udev rule and the boot service. Safe to re-run.
+.PHONY: pi pi-uninstall
+pi:
+	/usr/bin/python3 scripts/install-pi
+
+pi-uninstall:
+	/usr/bin/python3 scripts/install-pi --uninstall

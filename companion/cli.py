@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     firmware_bridge.cli.register(sub)
     import web.cli
     web.cli.register(sub)
+
+    import companion.doctor
+    companion.doctor.register(sub)
     return parser
 
 

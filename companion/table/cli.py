@@ -139,6 +139,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if problem:
         print(f"mycelium-companion: {problem}", file=sys.stderr)
         return 2
+    if args.resume and args.or_new:
+        why = _nothing_to_resume(args)
+        if why:
+            print(f"Nothing to resume ({why}): starting a new game")
+            args.resume = False
     reader = _board_reader(args)
     if reader is None:
         return 2
@@ -213,7 +218,9 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
     import os
     if args.game and not args.resume:
         return "--game names the game to continue: use it with --resume"
-    if args.resume and (args.db in (None, ":memory:") or not os.path.isfile(args.db)):
+    if args.or_new and not args.resume:
+        return "--or-new says what --resume does when there is no game to continue: use it with --resume"
+    if args.resume and not args.or_new and (args.db in (None, ":memory:") or not os.path.isfile(args.db)):
         if args.db == ":memory:":
             return "--resume needs a game log; ':memory:' keeps none"
         from companion.commands import default_db
@@ -235,6 +242,26 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         problem = _port_busy(args.host, args.port)
         if problem:
             return problem
+    return None
+
+
+def _nothing_to_resume(args: argparse.Namespace) -> str | None:
+    """Why ``--resume --or-new`` starts a new game (no log yet, no game in it, the game is
+    over), or ``None`` when there is a game to continue.  Reads the log, writes nothing."""
+    import os
+
+    from companion.commands import default_db
+    from companion.eventlog import EventLog, EventLogError
+    from companion.game import Game
+    path = args.db or default_db()
+    if path == ":memory:" or not os.path.isfile(path):
+        return f"no game log at {path} yet"
+    try:
+        game = Game.resume(EventLog(path), args.game)
+    except EventLogError as e:
+        return str(e)
+    if game.position.result is not None:
+        return f"game {game.game_id} is over"
     return None
 
 
@@ -323,6 +350,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--colors", default=None, help="player colours in turn order, e.g. blue,orange,red")
     p.add_argument("--resume", action="store_true", help="continue a game from the log (the newest, or --game)")
     p.add_argument("--game", default=None, help="with --resume: the game id to continue (see 'export')")
+    p.add_argument("--or-new", action="store_true",
+                   help="with --resume: start a new game when the log has none to continue (the boot service)")
     p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
     p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")
