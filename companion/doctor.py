@@ -88,7 +88,7 @@ class Probes:
             if not name.exists():
                 return []
             return [{"Model": name.read_text().strip()}]
-        raise ProbeError(f"--camera {spec}: only picamera2 or a webcam index can be checked")
+        raise ProbeError(f"--camera {spec}: only picamera2 or a webcam index can be looked for")
 
     def find_port(self) -> str | None:
         from firmware_bridge.discovery import find_port
@@ -267,6 +267,8 @@ def camera_name(info: dict) -> str:
 
 def check_camera(p: Probes, s: Settings) -> tuple[Check, dict | None]:
     """Camera present, and which model; returns the check and the camera's info (or None)."""
+    if s.camera != "picamera2" and not s.camera.isdigit():
+        return Check("camera", "unknown", f"{s.camera}: a file, folder or stream; not checked"), None
     try:
         cams = p.cameras(s.camera)
     except ProbeError as e:
@@ -522,11 +524,12 @@ def run_checks(p: Probes, s: Settings, reader_timeout: float = 3.0) -> list[Chec
 
 
 def wait_for_camera(p: Probes, s: Settings, seconds: float, sleep: Callable[[float], None] = time.sleep) -> Check:
-    """Poll the camera until it is there or ``seconds`` have passed (the service's start)."""
+    """Poll the camera until it is there or ``seconds`` have passed (the service's start).  A
+    camera that cannot be looked for (a file or stream) does not hold the start up."""
     deadline = time.monotonic() + seconds
     while True:
         check, _ = check_camera(p, s)
-        if check.status == "ok" or time.monotonic() >= deadline:
+        if check.status != "fail" or time.monotonic() >= deadline:
             return check
         sleep(1.0)
 

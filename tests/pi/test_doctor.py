@@ -322,6 +322,8 @@ def test_wait_for_camera_returns_once_it_appears():
     assert c.status == "ok" and c.detail == "Camera Module 3 Wide (imx708_wide)" and len(slept) == 2
     Late.calls = -10**9
     assert D.wait_for_camera(Late(), D.Settings(), 0, sleep=slept.append).status == "fail"
+    stream = D.wait_for_camera(Late(), D.Settings(camera="rtsp://cam.local/1"), 60, sleep=slept.append)
+    assert stream.status == "unknown" and len(slept) == 2, "a stream is not waited for"
 
 
 # -- the command line ------------------------------------------------------------------------------
