@@ -147,7 +147,7 @@ class Probes:
                     break
                 if isinstance(ev, E.ReaderConnected):
                     return ReaderReply("answered", dict(ev.info))
-                if isinstance(ev, E.FrameErrorEvent) and ev.kind == "version":
+                if isinstance(ev, E.FrameErrorEvent) and (ev.kind == "version" or "protocol" in ev.detail):
                     return ReaderReply("refused", detail=ev.detail)
         finally:
             reader.stop()

@@ -1,0 +1,59 @@
+"""`run --resume --or-new`, the boot service's command: a new game when there is none to
+continue, the interrupted one otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import types
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.table import cli as table_cli
+
+
+@pytest.fixture
+def camera_folder(tmp_path):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.zeros((72, 128, 3), np.uint8))  # no board in view
+    return folder
+
+
+def run(db, camera_folder, *extra):
+    return main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--db", str(db),
+                 "--resume", "--or-new", "--colors", "blue,orange", *extra])
+
+
+def test_first_boot_starts_a_game_and_the_next_boot_resumes_it(tmp_path, camera_folder, capsys):
+    db = tmp_path / "games.sqlite3"
+    assert run(db, camera_folder) == 0
+    out = capsys.readouterr().out
+    assert f"Nothing to resume (no game log at {db} yet): starting a new game" in out
+    game_id = out.split("Game ", 1)[1].split(",")[0]
+    assert run(db, camera_folder) == 0
+    assert f"Resuming game {game_id} at move" in capsys.readouterr().out
+
+
+def test_or_new_needs_resume(tmp_path, camera_folder, capsys):
+    assert main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--or-new"]) == 2
+    assert "use it with --resume" in capsys.readouterr().err
+
+
+def test_resume_alone_still_refuses_a_missing_log(tmp_path, camera_folder, capsys):
+    assert main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--resume",
+                 "--db", str(tmp_path / "none.sqlite3")]) == 2
+    assert "no game log" in capsys.readouterr().err
+
+
+def test_a_finished_game_is_not_resumed(tmp_path, monkeypatch):
+    db = tmp_path / "games.sqlite3"
+    db.write_bytes(b"")
+    over = types.SimpleNamespace(game_id="20261130-g1", position=types.SimpleNamespace(result={"reason": "end"}))
+    monkeypatch.setattr("companion.game.Game.resume", classmethod(lambda cls, log, gid=None: over))
+    args = argparse.Namespace(db=str(db), game=None)
+    assert table_cli._nothing_to_resume(args) == "game 20261130-g1 is over"
+    over.position.result = None
+    assert table_cli._nothing_to_resume(args) is None
