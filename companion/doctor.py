@@ -52,6 +52,7 @@ class Check:
     fix: str = ""
 
     def line(self) -> str:
+        """``STATUS  name  detail  Do: fix`` as printed."""
         return f"{self.status.upper():<8}{self.name:<16}{self.detail}" + (f"  Do: {self.fix}" if self.fix else "")
 
 
@@ -91,6 +92,7 @@ class Probes:
         raise ProbeError(f"--camera {spec}: only picamera2 or a webcam index can be looked for")
 
     def find_port(self) -> str | None:
+        """The first known USB reader's device path (``--rfid auto``), or None."""
         from firmware_bridge.discovery import find_port
         return find_port()
 
@@ -161,12 +163,15 @@ class Probes:
             return None
 
     def free_bytes(self, path: str) -> int:
+        """Bytes free for this user on the file system holding ``path``."""
         return shutil.disk_usage(path).free
 
     def writable(self, path: str) -> bool:
+        """True when ``path`` is a folder this process can create files in."""
         return os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)
 
     def now(self) -> float:
+        """Unix time in s (the system clock)."""
         return time.time()
 
     def clock_synced(self) -> bool | None:
@@ -245,7 +250,7 @@ def read_settings(path: str | Path = SETTINGS) -> Settings:
     s.rfid = env.get("MYCELIUM_RFID", s.rfid) or s.rfid
     words = shlex.split(env.get("MYCELIUM_ARGS", ""))
     for i, w in enumerate(words[:-1]):
-        nxt = os.path.expanduser(words[i + 1])
+        nxt = words[i + 1]  # as the service gets it: systemd expands no ~
         if w == "--profile":
             s.profile = nxt
         elif w == "--intrinsics":
@@ -360,6 +365,9 @@ def check_reader(p: Probes, s: Settings, timeout: float) -> list[Check]:
                 Check("firmware", "fail", reply.detail,
                       f"flash the firmware of this version: make -C hardware firmware flash PORT={port['target']}")] + checks
     info = reply.info
+    if s.driver != "companion":
+        return [Check("reader", "ok", f"{where} opens; an {s.driver} reader sends nothing until a tag passes "
+                      "(mycelium-companion rfid listen shows it)")] + checks
     out = [Check("reader", "ok", f"{where} answered")]
     if "protocol" in info:
         out.append(Check("firmware", "ok", f"firmware {info.get('firmware', '?')}, protocol {info['protocol']}"))
@@ -389,6 +397,7 @@ def check_reader_health(health) -> Check:
 
 
 def check_port_permission(p: Probes, path: str, port: dict) -> Check:
+    """This user may open the reader's port; if not, whether a new login or the group is missing."""
     if port["rw"]:
         return Check("port", "ok", f"{path}: readable and writable (group {port['group']}, mode {port['mode']})")
     now, listed = p.groups()
@@ -401,6 +410,7 @@ def check_port_permission(p: Probes, path: str, port: dict) -> Check:
 
 
 def check_log_folder(p: Probes, s: Settings) -> Check:
+    """The game log's folder is (or can be) written, with :data:`MIN_FREE_MB` MB free at least."""
     from companion.commands import default_db
     folder = os.path.dirname(os.path.abspath(s.db or default_db()))
     if not os.path.isdir(folder):
@@ -445,6 +455,7 @@ def check_clock(p: Probes) -> Check:
 
 
 def check_dashboard(p: Probes, s: Settings) -> Check:
+    """The dashboard answers at this machine's LAN address, where the tablets look for it."""
     lan = p.lan_address()
     if lan is None:
         return Check("dashboard", "fail", "no LAN address: tablets cannot reach the Pi",
@@ -465,10 +476,14 @@ def check_dashboard(p: Probes, s: Settings) -> Check:
 
 
 def check_profile(s: Settings, camera: dict | None) -> Check:
+    """The colour profile the service uses exists, loads, and was made with this camera."""
     if not s.profile:
         return Check("colour profile", "fail", f"none set ({s.source}): the reference copy's colours are used",
                      "mycelium-companion calibrate colours ... --out ~/.config/mycelium-companion/colours.json, "
                      f"then add --profile with that path to MYCELIUM_ARGS in {SETTINGS}")
+    if s.profile.startswith("~"):
+        return Check("colour profile", "fail", f"{s.profile}: the service gets no ~ expanded",
+                     f"write the full path in {s.source}")
     from companion.vision.profile import ProfileError, load_profile
     try:
         load_profile(s.profile)
@@ -478,10 +493,14 @@ def check_profile(s: Settings, camera: dict | None) -> Check:
 
 
 def check_intrinsics(s: Settings, camera: dict | None) -> Check:
+    """The intrinsics the service uses load, fit the captured frame size, and this camera."""
     if not s.intrinsics:
         return Check("intrinsics", "fail", f"none set ({s.source}): the lens is guessed from the markers",
                      "mycelium-companion calibrate camera ... --out ~/.config/mycelium-companion/intrinsics.json, "
                      f"then add --intrinsics with that path to MYCELIUM_ARGS in {SETTINGS}")
+    if s.intrinsics.startswith("~"):
+        return Check("intrinsics", "fail", f"{s.intrinsics}: the service gets no ~ expanded",
+                     f"write the full path in {s.source}")
     from calibration.intrinsics import CalibrationError, load_intrinsics
     try:
         k = load_intrinsics(s.intrinsics)
@@ -513,7 +532,7 @@ def _made_with(check: Check, path: str, camera: dict | None) -> Check:
     return Check(check.name, check.status, check.detail + f", made with this camera ({recorded})")
 
 
-def run_checks(p: Probes, s: Settings, reader_timeout: float = 3.0) -> list[Check]:
+def run_checks(p: Probes, s: Settings, reader_timeout: float = 5.0) -> list[Check]:
     """Every check, in the order a table is set up."""
     cam, info = check_camera(p, s)
     checks = [cam, check_camera_controls(s)]
@@ -546,7 +565,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     d.add_argument("--port", type=int, default=None, help="dashboard port (default: the service's, 8080)")
     d.add_argument("--profile", default=None, help="colour profile JSON (default: the service's)")
     d.add_argument("--intrinsics", default=None, help="intrinsics JSON (default: the service's)")
-    d.add_argument("--reader-timeout", type=float, default=3.0, help="seconds to wait for the reader's HELLO")
+    d.add_argument("--reader-timeout", type=float, default=5.0, help="seconds to wait for the reader's HELLO")
     d.add_argument("--wait-camera", type=float, default=None, metavar="SECONDS",
                    help="only wait up to SECONDS for the camera; exit 0 once it is there (used at boot)")
     d.add_argument("--json", action="store_true", help="one JSON object: ok and every check")

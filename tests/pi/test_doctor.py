@@ -207,6 +207,14 @@ def test_reader_in_use_by_the_running_companion_is_not_disturbed(table):
     assert got["firmware"].status == "unknown" and "systemctl stop" in got["firmware"].fix
 
 
+def test_a_reader_without_handshake_is_not_claimed_to_answer(table):
+    probes, settings, _ = table
+    probes.reply = D.ReaderReply("answered", {})
+    got = checks(probes, settings, driver="rdm6300", rfid="/dev/serial0")
+    assert "sends nothing until a tag passes" in got["reader"].detail and "firmware" not in got
+    assert probes.hello_asked == [("/dev/serial0", "rdm6300")]
+
+
 def test_port_permission_missing(table):
     probes, settings, _ = table
     probes.port_info = {**probes.port_info, "rw": False}
@@ -286,6 +294,13 @@ def test_no_profile_or_intrinsics_set(table):
     got = checks(probes, settings, profile=None, intrinsics=None)
     assert got["colour profile"].status == "fail" and "calibrate colours" in got["colour profile"].fix
     assert got["intrinsics"].status == "fail" and "calibrate camera" in got["intrinsics"].fix
+
+
+def test_a_tilde_in_the_service_settings_is_caught(table, tmp_path):
+    probes, settings, _ = table
+    settings.write_text("MYCELIUM_ARGS=--profile ~/.config/mycelium-companion/colours.json\n")
+    c = checks(probes, settings)["colour profile"]
+    assert c.status == "fail" and "full path" in c.fix
 
 
 def test_profile_unreadable(table):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi.conftest import (REPO_IN_ROOT, ROOT, SCRIPT, SimulatedCommands, make_root, manifest, plug_reader,
+from tests.pi.conftest import (DPKG_FRESH, REPO_IN_ROOT, ROOT, SCRIPT, SimulatedCommands, make_root, manifest, plug_reader,
                                snapshot, unplug_readers, write_dpkg)
 
 
@@ -80,6 +80,8 @@ def test_installed_system_dry_run_prints_nothing_and_a_second_run_changes_nothin
     rc, sim = install(installer, root)
     assert rc == 0 and sim.ran == []
     assert "Nothing to do" in capsys.readouterr().out
+    rc, sim = install(installer, root, "--dry-run")
+    assert rc == 0 and sim.ran == [] and capsys.readouterr().out == ""
     assert snapshot(root) == before
 
 
@@ -129,6 +131,14 @@ def test_not_raspberry_pi_os_is_refused_with_the_reason(installer, tmp_path, cap
     rc, sim = install(installer, root, "--dry-run")
     assert rc == 2 and sim.ran == []
     assert "python3-picamera2" in capsys.readouterr().err
+
+
+def test_too_old_a_python_is_refused(installer, tmp_path, capsys):
+    root = make_root(tmp_path, dpkg={**DPKG_FRESH, "python3": "3.9.2-3"})
+    rc, sim = install(installer, root, "--dry-run")
+    assert rc == 2 and "3.11" in capsys.readouterr().err
+    write_dpkg(root, {**DPKG_FRESH, "python3": "3.11.2-1+b1"})
+    assert dry_run(installer, root)
 
 
 def test_unknown_user_is_refused(installer, tmp_path, capsys):
