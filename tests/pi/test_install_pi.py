@@ -210,3 +210,20 @@ def test_make_pi_targets_call_the_installer():
 def test_the_makefile_keeps_the_venv_seeing_system_packages_after_make_pi(tmp_path):
     makefile = (ROOT / "Makefile").read_text()
     assert "$(if $(wildcard $(VENV)/.pi-installed),--system-site-packages)" in makefile
+
+
+def test_on_the_real_root_files_go_through_sudo_install_with_their_content(installer):
+    sys_ = installer.System(Path("/"), "pi", repo=REPO_IN_ROOT, euid=1000)
+    steps = [installer.Step(path="/etc/default/mycelium-companion", content="A=1\n", root=True),
+             installer.Step(path="/etc/udev/rules.d/99-mycelium-reader.rules", root=True),
+             installer.Step(["systemctl", "daemon-reload"], root=True),
+             installer.Step(["mkdir", "-p", "/home/pi/.config/mycelium-companion"], as_user=True)]
+    ran = []
+    import io
+    installer.execute(steps, sys_, runner=lambda argv, stdin: ran.append((argv, stdin)), out=io.StringIO())
+    assert ran == [
+        (["sudo", "install", "-D", "-m", "0644", "/dev/stdin", "/etc/default/mycelium-companion"], "A=1\n"),
+        (["sudo", "rm", "-f", "/etc/udev/rules.d/99-mycelium-reader.rules"], None),
+        (["sudo", "systemctl", "daemon-reload"], None),
+        (["mkdir", "-p", "/home/pi/.config/mycelium-companion"], None),
+    ]
