@@ -472,7 +472,27 @@ def check_dashboard(p: Probes, s: Settings) -> Check:
                          "journalctl -u mycelium-companion -e")
         return Check("dashboard", "fail", f"answers on this Pi but not at {url}",
                      "run with --host 0.0.0.0 (the service does), and check the firewall")
-    return Check("dashboard", "ok", f"{url} answers")
+    return _join_address(p, url, lan) or Check("dashboard", "ok", f"{url} answers")
+
+
+def _join_address(p: Probes, url: str, lan: str) -> Check | None:
+    """A warning when the QR code sends tablets to a host name rather than the LAN address:
+    Raspberry Pi OS resolves its own name to 127.0.1.1, and many tablets cannot resolve a bare
+    host name (only ``NAME.local`` through mDNS, and not every one of them)."""
+    import re
+    from urllib.parse import urlsplit
+    try:
+        page = p.http_get(url + "join", 3.0)
+    except OSError:
+        return None
+    m = re.search(r'<a href="([^"]+)"', page)
+    if m is None:
+        return None
+    host = urlsplit(m[1]).hostname or ""
+    if host == lan or re.fullmatch(r"[\d.]+|[0-9a-f]*:[0-9a-f:]*", host):
+        return None
+    return Check("dashboard", "warn", f"{url} answers, but the QR code gives {m[1]}, a name tablets may not resolve",
+                 f"if a tablet cannot open it, type {url}")
 
 
 def check_profile(s: Settings, camera: dict | None) -> Check:

@@ -30,6 +30,7 @@ class FakeProbes(D.Probes):
         self.lan: str | None = "192.168.1.20"
         self.answering = {"http://192.168.1.20:8080/api/state", "http://127.0.0.1:8080/api/state"}
         self.status = {"reader": {"state": "connected", "detail": "/dev/ttyUSB0"}}
+        self.join_url = "http://192.168.1.20:8080/"
         self.hello_asked: list[tuple[str, str]] = []
         self.log_dir = tmp / "data"
         self.log_dir.mkdir()
@@ -68,8 +69,10 @@ class FakeProbes(D.Probes):
         return self.lan
 
     def http_get(self, url, timeout):
-        if url not in self.answering:
+        if url.replace("/join", "/api/state") not in self.answering:
             raise ConnectionRefusedError(111, "Connection refused")
+        if url.endswith("/join"):
+            return f'<p class="url"><a href="{self.join_url}">{self.join_url}</a></p>'
         return json.dumps({"status": self.status})
 
 
@@ -289,6 +292,13 @@ def test_dashboard_bound_to_localhost_only(table):
     assert "0.0.0.0" in c.fix
 
 
+def test_qr_code_with_a_bare_host_name_is_a_warning(table):
+    probes, settings, _ = table
+    probes.join_url = "http://raspberrypi:8080/"
+    c = checks(probes, settings)["dashboard"]
+    assert c.status == "warn" and "http://raspberrypi:8080/" in c.detail and "http://192.168.1.20:8080/" in c.fix
+
+
 def test_no_profile_or_intrinsics_set(table):
     probes, settings, _ = table
     got = checks(probes, settings, profile=None, intrinsics=None)
@@ -422,3 +432,22 @@ def test_reader_probe_leaves_a_port_in_use_alone():
             assert D.Probes().reader_hello(dev.port, "companion", 1.0).state == "busy"
         finally:
             os.close(fd)
+
+
+# -- the real HTTP probe, against a running dashboard ---------------------------------------------
+def test_dashboard_check_against_a_running_dashboard():
+    from web.demo import demo_session
+    from web.server import serve
+
+    class Loopback(D.Probes):
+        def lan_address(self):
+            return "127.0.0.1"
+
+    srv = serve(demo_session("competitive", 2, seed=3), host="127.0.0.1", port=0, announce=False)
+    try:
+        ok = D.check_dashboard(Loopback(), D.Settings(port=srv.port))
+    finally:
+        srv.shutdown()
+    assert ok.status == "ok" and ok.detail == f"http://127.0.0.1:{srv.port}/ answers"
+    gone = D.check_dashboard(Loopback(), D.Settings(port=srv.port))
+    assert gone.status == "fail" and "nothing answers" in gone.detail
