@@ -228,7 +228,7 @@ class Settings:
     port: int = 8080
     profile: str | None = None
     intrinsics: str | None = None
-    source: str = "defaults"
+    source: str = "no settings file"
 
 
 def read_settings(path: str | Path = SETTINGS) -> Settings:

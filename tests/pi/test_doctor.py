@@ -126,7 +126,7 @@ def test_settings_file_is_what_the_service_runs_with(table):
     s = D.read_settings(settings)
     assert (s.camera, s.rfid, s.profile, s.intrinsics) == ("picamera2", "/dev/mycelium-reader",
                                                          f"{conf}/colours.json", f"{conf}/intrinsics.json")
-    assert D.read_settings(settings.parent / "missing").source == "defaults"
+    assert D.read_settings(settings.parent / "missing").source == "no settings file"
 
 
 def test_picamera2_missing_from_the_venv(table):
