@@ -81,7 +81,8 @@ def table(tmp_path):
     """A calibrated table: settings file, profile, locked camera settings, intrinsics."""
     conf = tmp_path / "config"
     conf.mkdir()
-    profile = json.loads((Path(D.__file__).parent / "vision" / "default_profile.json").read_text())
+    from companion.vision.profile import DEFAULT_PROFILE_PATH
+    profile = json.loads(DEFAULT_PROFILE_PATH.read_text())
     profile["camera"] = "imx708"
     (conf / "colours.json").write_text(json.dumps(profile))
     (conf / "camera-controls.json").write_text(json.dumps(
@@ -355,7 +356,7 @@ def test_wait_for_camera_returns_once_it_appears():
 @pytest.fixture
 def cli(table, monkeypatch):
     probes, settings, conf = table
-    monkeypatch.setattr(D, "Probes", lambda: probes)
+    monkeypatch.setattr("companion.doctor.probes.Probes", lambda: probes)
     return probes, settings, conf
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from tests.pi.conftest import (DPKG_FRESH, REPO_IN_ROOT, ROOT, SCRIPT, SimulatedCommands, make_root, manifest, plug_reader,
                                snapshot, unplug_readers, write_dpkg)
