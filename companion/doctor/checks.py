@@ -383,10 +383,21 @@ def _made_with(check: Check, path: str, camera: dict | None) -> Check:
     return Check(check.name, check.status, check.detail + f", made with this camera ({recorded})")
 
 
+def check_user(p: Probes) -> Check | None:
+    """A warning when doctor runs as another user than the service (``sudo doctor``): the log
+    folder, the groups and the calibration files it finds are then not the service's."""
+    me, service = p.users()
+    if service is None or service == me:
+        return None
+    return Check("user", "warn", f"running as {me}, the service runs as {service}: log folder and permissions "
+                 f"below are {me}'s", f"run doctor as {service}, without sudo")
+
+
 def run_checks(p: Probes, s: Settings, reader_timeout: float = 5.0) -> list[Check]:
     """Every check, in the order a table is set up."""
     cam, info = check_camera(p, s)
-    checks = [cam, check_camera_controls(s)]
+    user = check_user(p)
+    checks = ([user] if user else []) + [cam, check_camera_controls(s)]
     checks += check_reader(p, s, reader_timeout)
     checks += [check_log_folder(p, s), check_clock(p), check_dashboard(p, s),
                check_profile(s, info), check_intrinsics(s, info)]

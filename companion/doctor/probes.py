@@ -47,6 +47,17 @@ class Probes:
             return [{"Model": name.read_text().strip()}]
         raise ProbeError(f"--camera {spec}: only picamera2 or a webcam index can be looked for")
 
+    def users(self) -> tuple[str, str | None]:
+        """(this process's user, the user the boot service runs as or None without a service)."""
+        import pwd
+        me = pwd.getpwuid(os.getuid()).pw_name
+        try:
+            unit = Path("/etc/systemd/system/mycelium-companion.service").read_text()
+        except OSError:
+            return me, None
+        service = next((line.split("=", 1)[1].strip() for line in unit.splitlines() if line.startswith("User=")), None)
+        return me, service
+
     def find_port(self) -> str | None:
         """The first known USB reader's device path (``--rfid auto``), or None."""
         from firmware_bridge.discovery import find_port

@@ -31,6 +31,7 @@ class FakeProbes(D.Probes):
         self.answering = {"http://192.168.1.20:8080/api/state", "http://127.0.0.1:8080/api/state"}
         self.status = {"reader": {"state": "connected", "detail": "/dev/ttyUSB0"}}
         self.join_url = "http://192.168.1.20:8080/"
+        self.me = "pi"
         self.hello_asked: list[tuple[str, str]] = []
         self.log_dir = tmp / "data"
         self.log_dir.mkdir()
@@ -39,6 +40,9 @@ class FakeProbes(D.Probes):
         if isinstance(self.camera_list, Exception):
             raise self.camera_list
         return self.camera_list
+
+    def users(self):
+        return self.me, "pi"
 
     def find_port(self):
         return "/dev/ttyUSB0"
@@ -128,6 +132,13 @@ def test_settings_file_is_what_the_service_runs_with(table):
     assert (s.camera, s.rfid, s.profile, s.intrinsics) == ("picamera2", "/dev/mycelium-reader",
                                                          f"{conf}/colours.json", f"{conf}/intrinsics.json")
     assert D.read_settings(settings.parent / "missing").source == "no settings file"
+
+
+def test_doctor_under_sudo_warns_that_it_sees_roots_folders(table):
+    probes, settings, _ = table
+    probes.me = "root"
+    c = checks(probes, settings)["user"]
+    assert c.status == "warn" and "without sudo" in c.fix
 
 
 def test_picamera2_missing_from_the_venv(table):
