@@ -147,8 +147,10 @@ uint32_t board_entropy(void)
     }
     for (uint8_t i = 0; i < 16; i++) {
         uint8_t t = wdt_ticks;
-        while (wdt_ticks == t)
-            ; /* the tick lands at a crystal-clock moment set by the RC oscillator's drift */
+        uint32_t t0 = millis();
+        while (wdt_ticks == t && millis() - t0 < 20)
+            ; /* the tick lands at a crystal-clock moment set by the RC oscillator's drift;
+                 a watchdog that never ticks costs 20 ms, not a hung boot */
         h = fnv1a(h, TCNT1L);
         ADCSRA |= _BV(ADSC);
         loop_until_bit_is_clear(ADCSRA, ADSC);
