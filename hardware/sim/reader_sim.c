@@ -269,9 +269,11 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--eeprom") && i + 1 < argc)
             eeprom_path = argv[++i];
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            rng = (uint32_t)strtoul(argv[++i], NULL, 0) | 1u;
-        else if (argv[i][0] != '-' && !elf)
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            rng = (uint32_t)strtoul(argv[++i], NULL, 0) * 2654435761u ^ 0x9E3779B9u;
+            if (!rng)
+                rng = 1; /* xorshift never leaves 0 */
+        } else if (argv[i][0] != '-' && !elf)
             elf = argv[i];
         else {
             fprintf(stderr, "usage: reader_sim ELF [--eeprom FILE] [--seed N]\n");
