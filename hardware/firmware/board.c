@@ -149,8 +149,8 @@ uint32_t board_entropy(void)
         uint8_t t = wdt_ticks;
         uint32_t t0 = millis();
         while (wdt_ticks == t && millis() - t0 < 20)
-            ; /* the tick lands at a crystal-clock moment set by the RC oscillator's drift;
-                 a watchdog that never ticks costs 20 ms, not a hung boot */
+            board_idle(); /* the tick lands at a crystal-clock moment set by the RC
+                             oscillator's drift; a watchdog that never ticks costs 20 ms */
         h = fnv1a(h, TCNT1L);
         ADCSRA |= _BV(ADSC);
         loop_until_bit_is_clear(ADCSRA, ADSC);

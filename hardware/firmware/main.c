@@ -64,11 +64,25 @@ static uint32_t board_id;
 static uint8_t health;
 static uint8_t chip_ok;
 
+/* Tags in the field.  Also in .noinit, so a tag lying on the reader through a warm reset
+ * is not a new draw; not under the CRC (it changes every scan), so it is checked entry
+ * by entry at start-up instead (field_restore). */
 static struct {
     uid_t uid;
-    uint32_t last_seen;
+    uint32_t last_seen; /* millis() */
     uint8_t used;
-} field[MAX_TAGS_IN_FIELD];
+} field[MAX_TAGS_IN_FIELD] __attribute__((section(".noinit")));
+
+/* After a warm reset: keep the plausible entries, seen "now" (the clock restarted at 0),
+ * so each is held for HOLD_MS and dropped unless the next scans see it. */
+static void field_restore(void)
+{
+    for (uint8_t k = 0; k < MAX_TAGS_IN_FIELD; k++) {
+        uint8_t len = field[k].uid.len;
+        field[k].used = field[k].used == 1 && (len == 4 || len == 7 || len == 10);
+        field[k].last_seen = 0;
+    }
+}
 
 static uint32_t led_until, beep_until;
 static uint8_t led_override; /* a host colour or a tag flash is showing */
@@ -280,13 +294,24 @@ static void check_chip(void)
     }
 }
 
-int main(void)
+/* A watchdog reset leaves the watchdog running at its shortest period (16 ms): stop it
+ * before the C start-up code, as avr-libc's <avr/wdt.h> advises. */
+void early_wdt_off(void) __attribute__((naked, used, section(".init3")));
+void early_wdt_off(void)
 {
     MCUSR = 0;
     wdt_disable();
+}
+
+int main(void)
+{
     board_init();
-    if (!keep_valid())
+    if (keep_valid()) {
+        field_restore();
+    } else {
         keep_cold_start();
+        memset(field, 0, sizeof field);
+    }
     board_id = load_board_id();
 
     led_set(0, 0, 64); /* blue while starting */

@@ -58,6 +58,17 @@ static size_t in_head, in_tail;
 static avr_cycle_count_t next_in;
 static uint32_t rng = 1;
 static const char *eeprom_path;
+static int button_down;
+
+/* The button pin as the outside world holds it: pull-up high, or pressed to GND. */
+static void button_pin(void)
+{
+    avr_irq_t *pin = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 2);
+    /* simavr drops a raise that repeats the pin's last value, even after a reset cleared
+     * PIND: flip it first (no instruction runs in between, so the board sees no edge). */
+    avr_raise_irq(pin, button_down ? 1 : 0);
+    avr_raise_irq(pin, button_down ? 0 : 1);
+}
 
 uint32_t sim_random(void)
 {
@@ -149,6 +160,7 @@ static void mcu_reset(int cold)
             sram[i] = (uint8_t)sim_random();
     memcpy(avr->data + lo, sram, (size_t)(hi - lo + 1));
     in_head = in_tail = 0;
+    button_pin(); /* the reset cleared simavr's idea of the pin */
 }
 
 /* Simulate ms milliseconds; returns 0, or -1 when the CPU crashed or stopped. */
@@ -230,7 +242,8 @@ static int command(char *line)
             return printf("error chip wants absent, present or glitch\n"), 0;
         printf("ok\n");
     } else if (!strcmp(cmd, "button") && a1 && (!strcmp(a1, "down") || !strcmp(a1, "up"))) {
-        avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 2), strcmp(a1, "down") ? 1 : 0);
+        button_down = !strcmp(a1, "down");
+        button_pin();
         printf("ok\n");
     } else if (!strcmp(cmd, "reset")) {
         mcu_reset(0);
@@ -320,7 +333,7 @@ int main(int argc, char **argv)
      * used; simavr would otherwise poll it as a level interrupt every cycle. */
     avr_extint_set_strict_lvl_trig(avr, 0, 0);
     avr_extint_set_strict_lvl_trig(avr, 1, 0);
-    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 2), 1);
+    button_pin();
     fflush(stdout);
     dup2(saved_stdout, 1);
     close(saved_stdout);

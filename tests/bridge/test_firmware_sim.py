@@ -8,7 +8,7 @@ whatever its load.  Tag answer latencies, UIDs and the ADC noise vary with the s
 
 from __future__ import annotations
 
-import os
+import random
 import shutil
 import struct
 import subprocess
@@ -219,6 +219,19 @@ def test_a_chip_that_resets_itself_is_reinitialised_and_reads_again(board):
     assert [u for _, u in got] == ["04222222"], "the tag still in the field is the same draw, the new one is read"
 
 
+def test_a_chip_lost_while_running_turns_the_board_red_and_is_reported(board):
+    b = board(seed=17)
+    b.boot()
+    b.run(300)
+    b.cmd("chip absent")  # a loose wire
+    frames = b.run(1100)
+    beats = [heartbeat(f) for f in frames if f.type == P.HEARTBEAT]
+    assert beats[-1][1] == HEALTH_NO_CHIP
+    assert b.led == (255, 0, 0)
+    b.send(P.Frame(P.HELLO_REQ, b.next_cmd_seq()))
+    assert [hello_info(f).health for f in b.run(50) if f.type == P.HELLO] == [HEALTH_NO_CHIP]
+
+
 def test_a_timed_led_command_does_not_hide_the_fault_colour(board):
     b = board(seed=15)
     b.cmd("chip absent")
@@ -291,6 +304,30 @@ def test_several_tags_in_the_field_are_reported_once_each(board):
     assert tags(b.run(800)) == [], "leaving is not an event"
 
 
+@pytest.mark.parametrize("seed", [101, 202, 303])
+def test_random_handfuls_of_tags_are_each_reported_once(board, seed):
+    """UID sizes, values, count and answer latency drawn at random; no tuning to them."""
+    rnd = random.Random(seed)
+    b = board(seed=seed)
+    b.boot()
+    expected = []
+    for _ in range(2):
+        handful = set()
+        while len(handful) < rnd.randint(1, 10):
+            size = rnd.choice([4, 4, 7, 7, 10])
+            uid = bytes([rnd.choice([0x04, 0x08, 0x1D, 0x5A])]) + rnd.randbytes(size - 1)
+            handful.add(uid.hex().upper())
+        for u in handful:
+            b.cmd(f"tag in {u} {rnd.randint(80, 900)}")
+        got = tags(b.run(900))
+        assert sorted(u for _, u in got) == sorted(handful)
+        expected += got
+        for u in handful:
+            b.cmd(f"tag out {u}")
+        b.run(rnd.randint(320, 600))
+    assert [s for s, _ in expected] == list(range(1, len(expected) + 1))
+
+
 # -- replay -----------------------------------------------------------------------------
 
 def draw(b: Board, uid: str) -> None:
@@ -355,6 +392,20 @@ def test_a_warm_reset_keeps_numbering_and_ring(board):
     draw(b, "04000015")
     b.send(P.resend(4, b.next_cmd_seq()))
     assert tags(b.run(40)) == [(4, "04000014"), (5, "04000015")]
+
+
+def test_a_tag_lying_on_the_reader_through_a_warm_reset_is_not_drawn_again(board):
+    b = board(seed=36)
+    b.boot()
+    b.cmd("tag in 04000031")
+    assert len(tags(b.run(200))) == 1
+    b.cmd("reset")
+    b.boot()
+    assert tags(b.run(1000)) == []
+    b.cmd("tag out 04000031")
+    b.run(400)
+    b.cmd("tag in 04000031")
+    assert tags(b.run(200)) == [(2, "04000031")]
 
 
 def test_a_cold_start_bumps_boot_id_and_a_fresh_eeprom_makes_a_new_board_id(board, tmp_path):
