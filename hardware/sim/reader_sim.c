@@ -21,6 +21,8 @@
  *   power               power cycle: SRAM filled with noise, EEPROM kept, chip reset
  *   eeprom erase        a fresh EEPROM (all FF)
  *   eeprom              answers "ok <hex of EEPROM bytes 0..15>"
+ *   poke ADDR HEX       write bytes into SRAM at data address ADDR (hex), e.g. to damage
+ *                       what a bootloader could overwrite
  *   pc                  answers "ok pc=<byte address> sp=<hex> state=<simavr state>"
  *   quit                saves the EEPROM (--eeprom) and exits 0
  * Exit status: 0 on quit or end of input, 2 for bad arguments or an unloadable ELF,
@@ -265,6 +267,12 @@ static int command(char *line)
                 printf("%02x", d.ee[i]);
             putchar('\n');
         }
+    } else if (!strcmp(cmd, "poke") && a1 && a2 && (n = hexbytes(a2, buf, sizeof buf)) > 0) {
+        unsigned long addr = strtoul(a1, NULL, 16);
+        if (addr <= avr->ioend || addr + (unsigned long)n > (unsigned long)avr->ramend + 1)
+            return printf("error poke wants an SRAM address\n"), 0;
+        memcpy(avr->data + addr, buf, (size_t)n);
+        printf("ok\n");
     } else if (!strcmp(cmd, "pc")) {
         printf("ok pc=%04x sp=%04x state=%d\n", avr->pc, (unsigned)(avr->data[0x5D] | (avr->data[0x5E] << 8)), avr->state);
     } else if (!strcmp(cmd, "quit")) {

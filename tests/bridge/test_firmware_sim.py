@@ -35,6 +35,16 @@ HEALTH_NO_CHIP = 0x01
 HEALTH_REINIT = 0x02
 
 
+def symbol(build: Path, name: str) -> int:
+    """SRAM address of a firmware variable (avr-nm gives 0x800000 + address)."""
+    nm = subprocess.run(["avr-nm", str(build / "reader.elf")], capture_output=True, text=True, check=True).stdout
+    for line in nm.splitlines():
+        addr, _, sym = line.split()
+        if sym == name:
+            return int(addr, 16) - 0x800000
+    raise AssertionError(f"{name} not in reader.elf")
+
+
 @pytest.fixture(scope="module")
 def build(tmp_path_factory) -> Path:
     """reader.elf and reader_sim built from this tree into a temporary directory."""
@@ -392,6 +402,19 @@ def test_a_warm_reset_keeps_numbering_and_ring(board):
     draw(b, "04000015")
     b.send(P.resend(4, b.next_cmd_seq()))
     assert tags(b.run(40)) == [(4, "04000014"), (5, "04000015")]
+
+
+def test_a_damaged_ring_after_a_reset_is_a_cold_start_not_a_wrong_replay(board, build):
+    b = board(seed=37)
+    first, _ = b.boot()
+    for u in ["04000041", "04000042"]:
+        draw(b, u)
+    ring = symbol(build, "keep") + 12  # past magic, boot_id, last_seq, kept, head: first event
+    b.cmd(f"poke {ring + 4:x} 07")  # one byte of a kept UID, as a bootloader's buffer could
+    b.cmd("reset")
+    hello, _ = b.boot()
+    assert hello.hello.boot_id == first.hello.boot_id + 1, "the host must hear that numbering restarted"
+    assert (hello.hello.last_seq, hello.hello.oldest_seq) == (0, 0)
 
 
 def test_a_tag_lying_on_the_reader_through_a_warm_reset_is_not_drawn_again(board):
