@@ -8,7 +8,9 @@
 
 #define T_MODE 0x80      /* TAuto: the timer starts at the end of each transmission */
 #define T_PRESCALER 0xA9 /* 13.56 MHz / (2 * 0xA9 + 1) ~ 40 kHz: 25 us ticks */
-#define T_RELOAD_L 0xC8  /* 200 ticks = 5 ms: ISO 14443-3 answers come within 1 ms */
+#define T_RELOAD_L 0x50  /* 80 ticks = 2 ms.  ISO/IEC 14443-3 answers to REQA, anticollision
+                            and SELECT start about 86 us after the command and last at most
+                            about 0.5 ms at 106 kbit/s; HLTA gets none */
 #define TRANSCEIVE_MS 10 /* ms of millis(): twice the chip's own receive timeout */
 
 /* Registers (MFRC522 datasheet section 9). */
@@ -96,7 +98,7 @@ static void crc_a(const uint8_t *d, uint8_t n, uint8_t out[2])
  * first received bit however the chip would count it with RxAlign; select_level places
  * the bits.  *rx_len: in, room in bytes; out, bytes received.  *coll_pos: on ST_COLLISION,
  * the 1-based index of the first colliding received bit (0 when the chip gives none).
- * The chip's timer ends a wait with no answer after 5 ms (TimerIRq); TRANSCEIVE_MS of
+ * The chip's timer ends a wait with no answer after 2 ms (TimerIRq); TRANSCEIVE_MS of
  * millis() ends it too, for a chip that stopped answering (SPI reads 00).
  */
 static uint8_t transceive(const uint8_t *tx, uint8_t tx_len, uint8_t tx_last_bits, uint8_t *rx,
@@ -163,7 +165,7 @@ uint8_t mfrc522_init(void)
     wr(TModeReg, T_MODE);
     wr(TPrescalerReg, T_PRESCALER);
     wr(TReloadRegH, 0x00);
-    wr(TReloadRegL, T_RELOAD_L);
+    wr(TReloadRegL, T_RELOAD_L); /* no answer within 2 ms: TimerIRq */
     wr(TxASKReg, 0x40);           /* 100 % ASK */
     wr(ModeReg, 0x3D);            /* CRC preset 0x6363 */
     wr(CollReg, 0x00);            /* ValuesAfterColl off: bits after a collision read 0 */

@@ -15,7 +15,7 @@ typedef struct {
     uint8_t bytes[UID_MAX];
 } uid_t;
 
-/* Reset the chip (RST pulse, then SoftReset), set its timer (5 ms receive timeout) and
+/* Reset the chip (RST pulse, then SoftReset), set its timer (2 ms receive timeout) and
  * switch the antenna on.  Takes under 1 ms with a chip, at most 100 ms with a stuck one.
  * Returns the VersionReg value (0x91 or 0x92 for a genuine chip, 0 or 0xFF if absent). */
 uint8_t mfrc522_init(void);

@@ -277,6 +277,7 @@ static int command(char *line)
         printf("ok pc=%04x sp=%04x state=%d\n", avr->pc, (unsigned)(avr->data[0x5D] | (avr->data[0x5E] << 8)), avr->state);
     } else if (!strcmp(cmd, "quit")) {
         eeprom_io(1);
+        printf("ok\n");
         return 1;
     } else {
         printf("error unknown or incomplete command: %s\n", cmd);
