@@ -43,7 +43,9 @@
 #include <avr_spi.h>
 #include <avr_uart.h>
 #include <sim_avr.h>
+#include <sim_cycle_timers.h>
 #include <sim_elf.h>
+#include <sim_io.h>
 #include <sim_time.h>
 
 #include "mfrc522_model.h"
@@ -86,6 +88,41 @@ static void sleep_not(avr_t *a, avr_cycle_count_t how_long)
 {
     (void)a;
     (void)how_long;
+}
+
+/*
+ * simavr ends every SPI transfer 100 us after SPDR is written, whatever the clock: 50
+ * times the Nano's 4 MHz SPI, which would make every scan far slower than on the board.
+ * After simavr's own SPDR handler has scheduled its end-of-transfer timer, move that timer
+ * to the real transfer time, 8 bits at SPCR/SPSR's clock (ATmega328P datasheet 19.5).
+ */
+#define SPCR_ADDR 0x4C
+#define SPSR_ADDR 0x4D
+#define SPDR_ADDR 0x4E
+static avr_cycle_timer_t spi_done_fn;
+static void *spi_done_param;
+
+static void spdr_written(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    (void)addr;
+    (void)v;
+    (void)param;
+    if (!spi_done_fn) {
+        avr_cycle_count_t due = a->cycle + avr_usec_to_cycles(a, 100);
+        for (avr_cycle_timer_slot_p t = a->cycle_timers.timer; t; t = t->next)
+            if (t->when == due) {
+                spi_done_fn = t->timer;
+                spi_done_param = t->param;
+            }
+        if (!spi_done_fn)
+            return; /* not found: transfers keep simavr's 100 us */
+    }
+    static const uint8_t divider[4] = {4, 16, 64, 128};
+    uint32_t cycles = 8u * divider[a->data[SPCR_ADDR] & 3];
+    if (a->data[SPSR_ADDR] & 1) /* SPI2X */
+        cycles /= 2;
+    avr_cycle_timer_cancel(a, spi_done_fn, spi_done_param);
+    avr_cycle_timer_register(a, cycles, spi_done_fn, spi_done_param);
 }
 
 static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -337,6 +374,7 @@ int main(int argc, char **argv)
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER), adc_trigger, NULL);
 
     mfrc522_attach(&chip, avr);
+    avr_register_io_write(avr, SPDR_ADDR, spdr_written, NULL);
     eeprom_io(0);
     /* The button (D2 to GND) is released: its pull-up holds the pin high.  INT0 is not
      * used; simavr would otherwise poll it as a level interrupt every cycle. */
