@@ -4,7 +4,11 @@
  * this program's stdin/stdout.  A test scripts it one line at a time; time only moves on
  * `run`, so a script gives the same bytes on every machine whatever its load.
  *
- *   reader_sim ELF [--eeprom FILE] [--seed N]
+ *   reader_sim ELF [--eeprom FILE] [--seed N] [--pty]
+ *
+ * With --pty the board runs in real time and its UART is a pseudo-terminal, for the
+ * companion's own host code (pyserial) to open: the first line is "pty <slave path>",
+ * then the commands below work as usual except `run`.
  *
  * Commands (one per line; each answers one line starting "ok" or "error"):
  *   run MS              simulate MS ms; answers "ok t=<ms> led=R,G,B uart=<hex of the
@@ -28,8 +32,13 @@
  * Exit status: 0 on quit or end of input, 2 for bad arguments or an unloadable ELF,
  * 3 when the simulated CPU crashes (the last answer says so).
  */
+#define _GNU_SOURCE /* posix_openpt, ptsname */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/select.h>
+#include <termios.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +71,7 @@ static size_t in_head, in_tail;
 static avr_cycle_count_t next_in;
 static uint32_t rng = 1;
 static const char *eeprom_path;
+static int pty_mode;
 static int button_down;
 
 /* The button pin as the outside world holds it: pull-up high, or pressed to GND. */
@@ -242,7 +252,9 @@ static int command(char *line)
     int n;
     if (!cmd)
         return printf("error empty command\n"), 0;
-    if (!strcmp(cmd, "run") && a1) {
+    if (!strcmp(cmd, "run") && pty_mode) {
+        printf("error time runs by itself with --pty\n");
+    } else if (!strcmp(cmd, "run") && a1) {
         long ms = strtol(a1, NULL, 10);
         if (ms <= 0 || ms > 600000)
             return printf("error run wants 1..600000 ms\n"), 0;
@@ -322,6 +334,91 @@ static int command(char *line)
     return 0;
 }
 
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Real-time mode: the UART on a pseudo-terminal, commands on stdin.  Returns the exit
+ * status. */
+static int run_pty(void)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) || unlockpt(master)) {
+        fprintf(stderr, "reader_sim: no pseudo-terminal: %s\n", strerror(errno));
+        return 2;
+    }
+    const char *slave_path = ptsname(master);
+    /* Hold the slave open: the master then never reads EIO while no host has it open. */
+    int slave = open(slave_path, O_RDWR | O_NOCTTY);
+    struct termios tio;
+    if (slave < 0 || tcgetattr(slave, &tio)) {
+        fprintf(stderr, "reader_sim: cannot set up %s: %s\n", slave_path, strerror(errno));
+        return 2;
+    }
+    cfmakeraw(&tio);
+    tcsetattr(slave, TCSANOW, &tio);
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+    printf("pty %s\n", slave_path);
+    fflush(stdout);
+
+    double start = wall_ms();
+    uint64_t sim_ms = 0;
+    char line[4096];
+    size_t line_n = 0;
+    for (;;) {
+        fd_set rd;
+        FD_ZERO(&rd);
+        FD_SET(0, &rd);
+        struct timeval zero = {0, 0};
+        if (select(1, &rd, NULL, NULL, &zero) > 0) {
+            char c;
+            ssize_t got = read(0, &c, 1);
+            if (got <= 0) { /* end of input */
+                eeprom_io(1);
+                return 0;
+            }
+            if (line_n < sizeof line - 1)
+                line[line_n++] = c;
+            if (c == '\n') {
+                line[line_n] = 0;
+                line_n = 0;
+                int r = command(line);
+                fflush(stdout);
+                if (r)
+                    return r > 0 ? 0 : 3;
+            }
+            continue;
+        }
+        uint8_t buf[256];
+        ssize_t n = read(master, buf, sizeof buf);
+        for (ssize_t i = 0; i < n; i++) {
+            size_t next = (in_tail + 1) % sizeof in_q;
+            if (next != in_head) {
+                in_q[in_tail] = buf[i];
+                in_tail = next;
+            }
+        }
+        if (run_ms(1) < 0) {
+            printf("error the simulated CPU stopped (state %d) at pc %04x\n", avr->state, avr->pc);
+            return 3;
+        }
+        sim_ms++;
+        if (out_n) {
+            if (write(master, out, out_n) < 0 && errno != EAGAIN)
+                return fprintf(stderr, "reader_sim: pty write: %s\n", strerror(errno)), 3;
+            out_n = 0;
+        }
+        double ahead = (double)sim_ms - (wall_ms() - start);
+        if (ahead > 0) {
+            struct timespec ts = {0, (long)(ahead * 1e6)};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *elf = NULL;
@@ -332,10 +429,12 @@ int main(int argc, char **argv)
             rng = (uint32_t)strtoul(argv[++i], NULL, 0) * 2654435761u ^ 0x9E3779B9u;
             if (!rng)
                 rng = 1; /* xorshift never leaves 0 */
-        } else if (argv[i][0] != '-' && !elf)
+        } else if (!strcmp(argv[i], "--pty"))
+            pty_mode = 1;
+        else if (argv[i][0] != '-' && !elf)
             elf = argv[i];
         else {
-            fprintf(stderr, "usage: reader_sim ELF [--eeprom FILE] [--seed N]\n");
+            fprintf(stderr, "usage: reader_sim ELF [--eeprom FILE] [--seed N] [--pty]\n");
             return 2;
         }
     }
@@ -385,8 +484,10 @@ int main(int argc, char **argv)
     dup2(saved_stdout, 1);
     close(saved_stdout);
 
-    char line[4096];
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (pty_mode)
+        return run_pty();
+    char line[4096];
     while (fgets(line, sizeof line, stdin)) {
         int r = command(line);
         fflush(stdout);

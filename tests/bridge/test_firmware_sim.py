@@ -12,13 +12,17 @@ import random
 import shutil
 import struct
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge import protocol as P
+from firmware_bridge.drivers import make_driver
 from firmware_bridge.errors import FrameError
+from firmware_bridge.reader import BagReader
 
 HW = Path(__file__).resolve().parents[2] / "hardware"
 
@@ -471,3 +475,65 @@ def test_the_button_press_and_long_press_are_events(board):
     frames += b.run(100)
     got = [(f.seq, P.parse_button(f)) for f in frames if f.type == P.BUTTON]
     assert got == [(1, "press"), (2, "long")]
+
+
+# -- the companion's host code against the real firmware --------------------------------
+
+def test_the_companion_reads_draws_from_the_real_firmware_across_a_warm_reset(build):
+    """reader_sim --pty: the board in real time on a pseudo-terminal, opened by BagReader."""
+    sim = subprocess.Popen([str(build / "reader_sim"), str(build / "reader.elf"), "--pty", "--seed", "61"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    events, lock = [], threading.Lock()
+
+    def on_event(e) -> None:
+        with lock:
+            events.append(e)
+
+    def drawn() -> list[str]:
+        with lock:
+            return [e.uid for e in events if e.event in ("tile_drawn", "unknown_tag")]
+
+    def wait_for(n: int) -> list[str]:
+        end = time.monotonic() + 10
+        while len(drawn()) < n and time.monotonic() < end:
+            time.sleep(0.02)
+        return drawn()
+
+    reader = None
+    try:
+        first = sim.stdout.readline().split()
+        assert first[:1] == ["pty"], first
+
+        def cmd(line: str) -> None:
+            sim.stdin.write(line + "\n")
+            sim.stdin.flush()
+            assert sim.stdout.readline().startswith("ok"), line
+
+        registry = {"04A1B2C3": "G1.P03"}
+        reader = BagReader(make_driver("companion"), lambda: first[1], on_event, registry.get).start()
+        assert reader.connected.wait(10), "the host never connected to the simulated board"
+        cmd("tag in 04A1B2C3")
+        assert wait_for(1) == ["04A1B2C3"]
+        with lock:
+            assert [e.tile for e in events if e.event == "tile_drawn"] == ["G1.P03"]
+        cmd("tag out 04A1B2C3")
+        time.sleep(0.4)
+        cmd("reset")  # as a Nano does when its port is opened again
+        cmd("tag in 04556677")
+        assert wait_for(2) == ["04A1B2C3", "04556677"]
+        cmd("tag in 04A1B2C3")  # drawn again: it has been out of the field for long
+        assert wait_for(3) == ["04A1B2C3", "04556677", "04A1B2C3"]
+        time.sleep(0.5)
+        assert drawn() == ["04A1B2C3", "04556677", "04A1B2C3"], "each draw once, none replayed twice"
+    finally:
+        if reader is not None:
+            reader.stop()
+        if sim.poll() is None:
+            sim.stdin.close()
+            try:
+                sim.wait(5)
+            except subprocess.TimeoutExpired:
+                sim.kill()
+                sim.wait()
+        sim.stdout.close()
+        sim.stderr.close()
