@@ -124,8 +124,12 @@ static void spdr_written(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *p
                 spi_done_fn = t->timer;
                 spi_done_param = t->param;
             }
-        if (!spi_done_fn)
-            return; /* not found: transfers keep simavr's 100 us */
+        if (!spi_done_fn) {
+            static int warned;
+            if (!warned++)
+                fprintf(stderr, "reader_sim: simavr's SPI timer not found: SPI bytes take 100 us\n");
+            return;
+        }
     }
     static const uint8_t divider[4] = {4, 16, 64, 128};
     uint32_t cycles = 8u * divider[a->data[SPCR_ADDR] & 3];
