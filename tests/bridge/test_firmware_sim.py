@@ -260,6 +260,17 @@ def test_a_timed_led_command_does_not_hide_the_fault_colour(board):
     assert b.led == (255, 0, 0), "after the timed colour, the fault colour is back"
 
 
+def test_a_fault_that_begins_under_a_steady_host_colour_shows_red(board):
+    b = board(seed=18)
+    b.boot()
+    b.send(P.set_led(0, 0, 255, duration_ms=0, cmd_seq=b.next_cmd_seq()))  # until changed
+    b.run(600)
+    assert b.led == (0, 0, 255)
+    b.cmd("chip absent")
+    b.run(600)
+    assert b.led == (255, 0, 0)
+
+
 def test_a_timed_led_command_returns_to_idle_green_when_healthy(board):
     b = board(seed=16)
     b.boot()
