@@ -22,6 +22,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/rules.py
 	$(BIN)/python bench/rfid.py
+	$(BIN)/python bench/firmware_sim.py
 	$(BIN)/python bench/vision.py
 	$(BIN)/python bench/table.py
 	$(BIN)/python bench/dashboard.py

@@ -3,6 +3,8 @@
 
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <avr/sleep.h>
+#include <avr/wdt.h>
 #include <util/atomic.h>
 
 static volatile uint32_t ms_count;
@@ -117,4 +119,54 @@ void buzzer_tone(uint16_t freq_hz)
 uint8_t button_raw(void)
 {
     return bit_is_clear(PIND, PD2) ? 1 : 0;
+}
+
+void board_idle(void)
+{
+    set_sleep_mode(SLEEP_MODE_IDLE);
+    sleep_mode();
+}
+
+static volatile uint8_t wdt_ticks;
+ISR(WDT_vect) { wdt_ticks++; }
+
+static uint32_t fnv1a(uint32_t h, uint8_t b) { return (h ^ b) * 16777619UL; }
+
+uint32_t board_entropy(void)
+{
+    uint32_t h = 2166136261UL; /* FNV-1a offset basis */
+    ADMUX = _BV(REFS0) | 7;    /* AVcc reference, channel A7 (not connected on the Nano) */
+    ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0);
+    TCCR1B = _BV(WGM12) | _BV(CS10); /* Timer1 free-running at clk/1 while sampling */
+    OCR1A = 0xFFFF;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        wdt_reset();
+        WDTCSR = _BV(WDCE) | _BV(WDE);
+        WDTCSR = _BV(WDIE); /* interrupt only, 16 ms */
+    }
+    for (uint8_t i = 0; i < 16; i++) {
+        uint8_t t = wdt_ticks;
+        uint32_t t0 = millis();
+        while (wdt_ticks == t && millis() - t0 < 20)
+            board_idle(); /* the tick lands at a crystal-clock moment set by the RC
+                             oscillator's drift; a watchdog that never ticks costs 20 ms */
+        h = fnv1a(h, TCNT1L);
+        ADCSRA |= _BV(ADSC);
+        loop_until_bit_is_clear(ADCSRA, ADSC);
+        h = fnv1a(h, ADCL);
+        h = fnv1a(h, ADCH);
+    }
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        wdt_reset();
+        WDTCSR = _BV(WDCE) | _BV(WDE);
+        WDTCSR = 0;
+    }
+    ADCSRA = 0;
+    TCCR1B = _BV(WGM12); /* back to the buzzer's stopped state */
+    OCR1A = 0;
+    if (h == 0 || h == 0xFFFFFFFFUL)
+        h = 0x5EED0001UL;
+    return h;
 }

@@ -29,4 +29,14 @@ void buzzer_tone(uint16_t freq_hz);
 /* True while the button (D2 to GND, internal pull-up) is pressed; raw, not debounced. */
 uint8_t button_raw(void);
 
+/* Sleep (idle mode) until the next interrupt: the millisecond tick (every 1.024 ms) or a
+ * received byte.  Timers, UART and PWM keep running. */
+void board_idle(void);
+
+/* 32 bits of noise for the board id made at first boot (hardware/PROTOCOL.md section 5.1):
+ * the low bits of 16 conversions of the floating input A7 folded with Timer1 (clk/1) read
+ * at each watchdog-oscillator tick, whose 128 kHz RC clock drifts against the crystal.
+ * Takes about 260 ms (at most 330 ms); call before wdt_enable, with interrupts on.  Never 0 or 0xFFFFFFFF. */
+uint32_t board_entropy(void);
+
 #endif
