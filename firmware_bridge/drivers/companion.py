@@ -93,6 +93,13 @@ class CompanionDriver(Driver):
         return P.encode_frame(P.Frame(frame.type, self._cmd_seq, frame.payload))
 
     # -- Driver interface --------------------------------------------------------------
+    def resume(self, cursor: Cursor) -> None:
+        """Start from ``cursor`` (the last event the host delivered before it restarted):
+        on the next HELLO of that session only newer events are asked for."""
+        self.board_id, self.boot_id, self.last_seq = cursor.board_id, cursor.boot_id, cursor.seq
+        self._early.clear()
+        self._want_from = None
+
     @property
     def cursor(self) -> Cursor | None:
         """The last delivered event (None before the first HELLO)."""

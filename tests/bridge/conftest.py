@@ -70,3 +70,9 @@ import pytest  # noqa: E402
 def make_rig():
     """The :func:`rig` context manager, for tests."""
     return rig
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path, monkeypatch):
+    """Reader positions and the remembered port go to a folder of the test's own."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
