@@ -230,13 +230,13 @@ class BagReader:
 
     def _connected(self, path: str, info: dict) -> None:
         if not self.connected.is_set():
-            self.connected.set()
             self.status.update(state="connected", port=path, detail="", wrong_version=None,
                                health=info.get("health"))
             good = getattr(self._port, "good", None)
             if good is not None:
                 good(path)
             self._emit(E.ReaderConnected(path, self.driver.name, self._wall(), dict(info)))
+            self.connected.set()  # after the event: whoever waits for it finds the event there
 
     def _flush_noise(self, now: float | None = None, force: bool = False) -> None:
         """Report the noise counted in each finished window (or all, when ``force``)."""

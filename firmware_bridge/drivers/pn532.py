@@ -8,7 +8,9 @@ the PD bytes, ``LEN + LCS == 0 (mod 256)``, ``TFI + sum(PD) + DCS == 0 (mod 256)
 
 The driver wakes the chip (``55 55`` then zeros), configures the SAM (normal mode), asks
 for the firmware version, then polls ``InListPassiveTarget`` (106 kbps type A, one target)
-every 50 ms; each reported target is a :class:`TagSeen`.
+every 50 ms.  A tag is reported when it appears in a poll after being absent from the
+field for at least :data:`ABSENT_MIN` seconds (or never seen), so a tag resting on the
+reader is one draw however slowly the chip polls.
 
 It follows the chip's exchange (UM0701-02 section 6.2.3): **one command in flight**; the
 chip answers an ACK frame first, then the response.  A command without an ACK within
@@ -37,6 +39,9 @@ CMD_SAM_CONFIGURATION = 0x14
 CMD_RF_CONFIGURATION = 0x32
 CMD_IN_LIST_PASSIVE_TARGET = 0x4A
 
+ABSENT_MIN = 0.3
+"""Seconds a tag must have been out of the field before its next appearance is a new read
+(the companion firmware's rule, PROTOCOL.md section 5.2)."""
 POLL_INTERVAL = 0.05
 """Seconds between InListPassiveTarget polls."""
 ACK_TIMEOUT = 0.1
@@ -152,7 +157,7 @@ class PN532Driver(Driver):
 
     name = "pn532"
     baudrate = 115200
-    repeats_while_present = True
+    repeats_while_present = False  # the driver reports each arrival in the field once
     silence_timeout = RESPONSE_TIMEOUT + 0.5  # a slow poll is not a dead link
     needs_handshake = True
     handshake_timeout = 4.0
@@ -175,6 +180,8 @@ class PN532Driver(Driver):
         self.valid_frames = 0
         self.retries = 0
         """Commands sent again after a missing ACK or response."""
+        self._present: set[str] = set()  # UIDs in the last answered poll
+        self._left: dict[str, float] = {}  # UID -> when it was first missing from a poll
 
     def on_open(self, now: float) -> bytes:
         self._parser.reset()
@@ -208,10 +215,24 @@ class PN532Driver(Driver):
                 out.append(Ready({"ic": f"PN5{fr.data[1]:02X}", "firmware": f"{fr.data[2]}.{fr.data[3]}"}))
             elif code == CMD_IN_LIST_PASSIVE_TARGET + 1:
                 try:
-                    out.extend(TagSeen(u) for u in parse_targets(fr.data))
+                    out.extend(TagSeen(u) for u in self._arrivals(parse_targets(fr.data), now))
                 except FrameError as e:
                     out.append(e)
         return out
+
+    def _arrivals(self, uids: list[str], now: float) -> list[str]:
+        """The UIDs of this poll that count as new reads (see :data:`ABSENT_MIN`)."""
+        seen = set(uids)
+        for gone in self._present - seen:
+            self._left.setdefault(gone, now)
+        new = [u for u in uids if u not in self._present
+               and (u not in self._left or now - self._left[u] >= ABSENT_MIN)]
+        for u in seen:
+            self._left.pop(u, None)
+        self._present = seen
+        if len(self._left) > 1024:  # bounded memory: forget tags long gone
+            self._left = {u: t for u, t in self._left.items() if now - t < ABSENT_MIN}
+        return new
 
     def poll(self, now: float) -> bytes:
         abort = b""

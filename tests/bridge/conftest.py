@@ -76,3 +76,9 @@ def make_rig():
 def _own_state_dir(tmp_path, monkeypatch):
     """Reader positions and the remembered port go to a folder of the test's own."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+@pytest.fixture
+def collector():
+    """The :class:`Collected` class: ``collector()`` is a fresh event collector."""
+    return Collected
