@@ -17,7 +17,8 @@ sections 1 and 7):
   ``HUPCL`` set.  The host's open is seen because the device holds no fd on the slave.
 * **Bootloader.**  After a reset the board is deaf for ``bootloader_s`` seconds (drawn from
   the range for each reset): host bytes are lost, no heartbeat, and tags drawn meanwhile
-  are read when the firmware starts (they are still in the field).
+  are read when the firmware starts, one per :data:`SCAN_S` (the model assumes they are
+  still in the field; a tile that passed the antenna faster would be missed by a real board).
 * **Warm and cold starts.**  A reset with power kept keeps the event ring, its seq and the
   boot id (the firmware's ``.noinit`` ring).  :meth:`VirtualReader.power_cycle` (a full
   unplug, a power loss) loses the ring and counts a new boot id.  ``board_id`` is the
@@ -45,6 +46,10 @@ from firmware_bridge import protocol as P
 from firmware_bridge.drivers import pn532, rdm6300
 
 REPLAY_DEPTH = 32
+"""Events the firmware keeps for replay (PROTOCOL.md section 6.1)."""
+SCAN_S = 0.005
+"""Seconds per tag when the firmware starts with several tags waiting in the field
+(REQA, anticollision and select take a few ms per tag)."""
 
 
 class VirtualReader:
@@ -361,8 +366,8 @@ class VirtualReader:
         with self._lock:
             waiting, self._deferred = self._deferred, []
         self._send(self._hello())
-        for uid in waiting:
-            self.event(P.TAG, bytes([len(uid)]) + uid)
+        for k, uid in enumerate(waiting):  # one tag per scan, as the MFRC522 reads them
+            self.schedule((k + 1) * SCAN_S, lambda u=uid: self.event(P.TAG, bytes([len(u)]) + u))
 
     def _from_host(self, data: bytes) -> None:
         self.received += data

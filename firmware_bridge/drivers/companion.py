@@ -44,8 +44,9 @@ FLASH_HINT = "flash it with `make -C hardware flash`"
 
 HELLO_RETRY = 0.5
 """Seconds between HELLO_REQ frames until the board answers (it may be in its bootloader)."""
-MAX_EARLY = 64
-"""Events kept while waiting for a missing earlier one."""
+MAX_EARLY = 4096
+"""Events kept while waiting for a missing earlier one (a replay after a reset arrives
+behind the live events; about 60 bytes each, so at most a quarter MB)."""
 RESEND_RETRY = 0.25
 """Seconds before a RESEND that brought nothing is sent again."""
 RESEND_MIN_GAP = 0.05
