@@ -195,6 +195,7 @@ class LiveTable:
                                                  "message": f"{ev['tile']} ({ev['uid']}) was read again but is not in "
                                                             f"the bag ({seen.place}): not a draw. "
                                                             + self.tilebag.summary() + "."})
+                    s.set_status("reader_repeats", str(sum(self.tilebag.repeats.values())), self.tilebag.summary())
                     return
                 move = draw_move(drawing_player(s.position), ev["tile"], ev["uid"], ev.get("reader"))
                 self._submit_or_wait(move)

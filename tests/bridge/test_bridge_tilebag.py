@@ -46,6 +46,7 @@ def test_opening_draw_with_a_tag_back_in_the_field_gives_three_different_tiles(m
     held = [tilecodes.canonical(t) for t in session.position.hands[first]]
     assert held == [tilecodes.canonical(t) for t in (a, b, c)]  # was [A, A, B]
     assert live.tilebag.repeats["04A1B2C3"] == 1
+    assert session.state()["status"]["reader_repeats"] == "1"  # counted where the dashboard reads status
     repeat = [m for m in session.bus.since(0) if m.kind == "tag_repeat"]
     assert len(repeat) == 1 and "not a draw" in repeat[0].data["message"]
     assert session.illegal is None
