@@ -357,7 +357,8 @@ class VirtualReader:
                     _, _, fn = heapq.heappop(self._tasks)
                 fn()
             if self.kind == "companion" and now >= next_beat:
-                next_beat = now + self._heartbeat
+                # the firmware's loop sends it when due, late by a scan or a replay (section 5.4)
+                next_beat = now + self._heartbeat * (1 + self._rng.uniform(0.0, 0.1))
                 ms = int(now * 1000) & 0xFFFFFFFF
                 self._send(P.heartbeat_frame(self.last_seq, ms, None if self.legacy_hello else self.health))
 

@@ -173,3 +173,31 @@ def test_a_restarted_host_resumes_after_what_it_delivered_without_resetting_the_
             assert dev.resets == resets  # DTR stayed up: no reset on the reopen
         finally:
             r2.stop()
+
+
+def test_numbering_wraps_from_65535_to_1_across_a_usb_drop(collector):
+    uids = [bytes([4, 0xEE, 0, i]) for i in range(12)]
+    got = collector()
+    dev = VirtualReader("companion", bootloader_s=FAST_BOOT, heartbeat_ms=150)
+    dev.last_seq = 65530  # a long session
+    dev.start()
+    reader = BagReader(CompanionDriver(), lambda: dev.port or None, got.q.put_nowait).start()
+    try:
+        assert reader.connected.wait(5)
+        for u in uids[:3]:
+            dev.draw(u)  # 65531..65533
+        assert got.wait(lambda g: len(g.tags()) == 3)
+        dev.unplug()
+        for u in uids[3:9]:
+            dev.draw(u)  # 65534, 65535, 1, 2, 3, 4 while the link is down
+        assert got.wait(lambda g: g.of("reader_disconnected"))
+        dev.replug()
+        for u in uids[9:]:
+            dev.draw(u)
+        assert got.wait(lambda g: len(g.tags()) >= 12, timeout=6)
+        time.sleep(0.3)
+        assert got.tags() == [u.hex().upper() for u in uids]
+        assert got.of("unknown_tag")[-1].reader["seq"] == 7
+    finally:
+        reader.stop()
+        dev.stop()
