@@ -37,11 +37,6 @@ from collections import Counter
 from pathlib import Path
 
 
-SETTLE_S = 1.0
-"""Seconds after a reconnection during which draws still count as disturbed (the replay of
-what the board kept, and the reads it took at boot, are delivered then)."""
-
-
 # -- the host process ----------------------------------------------------------------------
 def host(db: Path, port_file: Path) -> int:
     """Run the reader into the game log until killed."""
@@ -218,12 +213,18 @@ def main() -> int:
         logged_at.setdefault(p["move"]["uid"], p["t"])
     lost = [u for u in sent if u not in counts]
     dups = sum(n - 1 for n in counts.values() if n > 1)
-    # windows: from each disturbance to the host's next reader_connected, plus the replay
-    starts = sorted(w for w in _disturbance_starts(at, sent, uids))
-    for s0 in starts:
-        c = next((c for c in out["connected"] if c > s0), None)
-        if c is not None:
-            disturbed.append([s0, c + SETTLE_S])
+    # a disturbance lasts until the backlog is drained: up to the first draw after it that is
+    # logged within 50 ms and after every draw sent before it
+    order = sorted(sent, key=sent.get)
+    for s0 in sorted(_disturbance_starts(at, sent, uids)):
+        latest = 0.0
+        for u in order:
+            if u not in logged_at:
+                continue
+            if sent[u] > s0 and logged_at[u] - sent[u] < 0.05 and logged_at[u] >= latest:
+                disturbed.append([s0, sent[u]])
+                break
+            latest = max(latest, logged_at[u])
     calm = [(logged_at[u] - sent[u]) * 1000 for u in sent if u in logged_at
             and not any(a <= sent[u] <= b for a, b in disturbed)]
     every = sorted((logged_at[u] - sent[u]) * 1000 for u in sent if u in logged_at)
@@ -244,10 +245,15 @@ def main() -> int:
           f"(target p99 < 20 ms)")
     print(f"               all draws: p99 {pct(every, 99):.0f} ms, max {every[-1] if every else float('nan'):.0f} ms "
           "(includes draws waiting out drops, bootloaders and restarts)")
-    rec = [b - SETTLE_S - a for a, b in disturbed]
-    if rec:
-        print("recovery       " + ", ".join(f"{k} {r:.2f} s" for k, r in zip((at[i] for i in sorted(at)), rec))
+    kinds_in_order = [at[i] for i in sorted(at)]
+    starts = sorted(_disturbance_starts(at, sent, uids))
+    conn = [next((c - s0 for c in out["connected"] if c > s0), float("nan")) for s0 in starts]
+    if conn:
+        print("reconnected    " + ", ".join(f"{k} {r:.2f} s" for k, r in zip(kinds_in_order, conn))
               + "  (from the drop or kill to reader_connected)")
+    if disturbed:
+        print("caught up      " + ", ".join(f"{k} {b - a:.2f} s" for k, (a, b) in zip(kinds_in_order, disturbed))
+              + "  (until draws are logged within 50 ms again; draws in between are left out of the latency)")
     print(f"load average   {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}  ({os.cpu_count()} cores)")
     return 0 if not lost and not dups else 1
 

@@ -17,8 +17,10 @@ seconds is the wrong device, and a port callable with a ``failed`` method (a
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 
@@ -103,9 +105,22 @@ class BagReader:
     # -- control -------------------------------------------------------------------------
     def start(self) -> "BagReader":
         """Run the loop in a daemon thread; returns self."""
-        self._thread = threading.Thread(target=self.run, name=f"bag-reader-{self.driver.name}", daemon=True)
+        self._thread = threading.Thread(target=self._supervise, name=f"bag-reader-{self.driver.name}", daemon=True)
         self._thread.start()
         return self
+
+    def _supervise(self) -> None:
+        """:meth:`run`, started again after anything that escapes it (reported first)."""
+        while not self._stop.is_set():
+            try:
+                self.run()
+            except Exception as e:  # noqa: BLE001 - a bug must not end the reader silently
+                self.connected.clear()
+                reason = f"internal error in the reader loop: {type(e).__name__}: {e}"
+                self.status.update(state="disconnected", detail=reason)
+                print(f"error: {reason}\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+                self._emit(E.ReaderDisconnected("", reason, self._wall()))
+                self._stop.wait(BACKOFF_MAX)
 
     def stop(self, timeout: float = 2.0) -> None:
         """Ask the loop to end and wait up to ``timeout`` seconds for it."""
@@ -126,7 +141,11 @@ class BagReader:
         return self._port() if callable(self._port) else self._port
 
     def _emit(self, ev: E.Event) -> None:
-        self._sink(ev)
+        try:
+            self._sink(ev)
+        except Exception:  # noqa: BLE001 - the consumer's failure must not stop the reader
+            print(f"error: the reader's event consumer failed on {ev.event}:\n{traceback.format_exc()}",
+                  file=sys.stderr, flush=True)
 
     def _waiting(self, path: str | None, error: str | None, waited: float) -> None:
         if self._on_waiting is None:
@@ -195,7 +214,7 @@ class BagReader:
         """Talk to one open port; return why it ended."""
         now = self._clock()
         opened = last_valid = now
-        valid = self.driver.valid_frames
+        valid = valid_at_open = self.driver.valid_frames
         d = self.driver
         try:
             ser.write(d.on_open(now))
@@ -212,7 +231,7 @@ class BagReader:
                 self._flush_noise(now)
                 if d.needs_handshake and d.handshake_timeout and not self.connected.is_set() \
                         and now - opened > d.handshake_timeout and getattr(d, "wrong_version", None) is None:
-                    what = "no valid frame" if valid == 0 else "no answer to the handshake"
+                    what = "no valid frame" if valid == valid_at_open else "no answer to the handshake"
                     return (f"no answer from {path} in {d.handshake_timeout:g} s ({what}): "
                             "not the reader, or a wrong baud rate; trying the next port")
                 if d.silence_timeout and now - last_valid > d.silence_timeout:
