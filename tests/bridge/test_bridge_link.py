@@ -191,3 +191,26 @@ def test_stop_returns_when_the_board_stops_reading(collector):
         assert time.monotonic() - t0 < 2 and not reader._thread.is_alive()
     finally:
         dev.stop()
+
+
+def test_a_failing_event_consumer_is_reported_and_the_reader_goes_on(capsys, collector):
+    got = collector()
+    calls = []
+
+    def sink(ev):
+        if ev.event == "unknown_tag" and not calls:
+            calls.append(ev)
+            raise RuntimeError("the game could not take it")
+        got.q.put_nowait(ev)
+
+    with VirtualReader("companion", bootloader_s=FAST_BOOT) as dev:
+        reader = BagReader(CompanionDriver(), lambda: dev.port or None, sink).start()
+        try:
+            assert reader.connected.wait(5)
+            dev.draw(bytes.fromhex("04A1B2C3"))
+            dev.draw(bytes.fromhex("04D4E5F6"))
+            assert got.wait(lambda g: g.tags() == ["04D4E5F6"])
+            assert reader.connected.is_set() and reader._thread.is_alive()
+        finally:
+            reader.stop()
+    assert "the reader's event consumer failed on unknown_tag" in capsys.readouterr().err
