@@ -74,7 +74,7 @@ def host(db: Path, port_file: Path) -> int:
                     return
                 move = draw_move("blue", ev.tile, ev.uid, ev.reader)
                 seq += 1
-                log.append(gid, seq, "move", {"move": move, "t": time.time()})
+                log.append(gid, seq, "move", {"move": move, "t": time.time(), "t_event": ev.time})
                 ledger.apply(move)
         elif isinstance(ev, E.ReaderConnected):
             print(f"connected {time.time()}", flush=True)
@@ -208,9 +208,10 @@ def main() -> int:
 
     rows = [p for _, k, p, _ in EventLog(db).events(EventLog(db).latest_game()) if k == "move"]
     counts = Counter(p["move"]["uid"] for p in rows)
-    logged_at = {}
+    logged_at, decoded_at = {}, {}
     for p in rows:
         logged_at.setdefault(p["move"]["uid"], p["t"])
+        decoded_at.setdefault(p["move"]["uid"], p["t_event"])
     lost = [u for u in sent if u not in counts]
     dups = sum(n - 1 for n in counts.values() if n > 1)
     # a disturbance lasts until the backlog is drained: up to the first draw after it that is
@@ -227,6 +228,8 @@ def main() -> int:
             latest = max(latest, logged_at[u])
     calm = [(logged_at[u] - sent[u]) * 1000 for u in sent if u in logged_at
             and not any(a <= sent[u] <= b for a, b in disturbed)]
+    bridge = sorted((decoded_at[u] - sent[u]) * 1000 for u in sent if u in decoded_at
+                    and not any(a <= sent[u] <= b for a, b in disturbed))
     every = sorted((logged_at[u] - sent[u]) * 1000 for u in sent if u in logged_at)
     calm.sort()
 
@@ -243,6 +246,8 @@ def main() -> int:
     print(f"latency        median {statistics.median(calm) if calm else float('nan'):.2f} ms, p99 {pct(calm, 99):.2f} ms, "
           f"max {calm[-1] if calm else float('nan'):.2f} ms over {len(calm)} draws made with link and host up "
           f"(target p99 < 20 ms)")
+    print(f"               of which the bridge (draw to decoded event): median {statistics.median(bridge) if bridge else float('nan'):.2f} ms, "
+          f"p99 {pct(bridge, 99):.2f} ms; the rest is the ledger and the game log's fsync'd commit")
     print(f"               all draws: p99 {pct(every, 99):.0f} ms, max {every[-1] if every else float('nan'):.0f} ms "
           "(includes draws waiting out drops, bootloaders and restarts)")
     kinds_in_order = [at[i] for i in sorted(at)]
