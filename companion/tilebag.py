@@ -77,7 +77,8 @@ class TileLedger:
     repeats: Counter = field(default_factory=Counter)
     not_enrolled: Counter = field(default_factory=Counter)
     twins: dict[str, set[str]] = field(default_factory=dict)
-    _seen: tuple[int, int] = (0, 0)
+    _done: int = 0
+    _last: Any = None
 
     def place_of(self, uid: str) -> str:
         """Where the tag ``uid`` is (:data:`BAG` unless a move took it out)."""
@@ -123,18 +124,18 @@ class TileLedger:
         """Bring the ledger up to date with ``events`` (a game's :class:`~companion.game.Event`
         list): only the new ones when it grew, from scratch when it changed otherwise."""
         n = len(events)
-        key = (n, id(events[-1]) if events else 0)
-        if key == self._seen:
+        last = events[-1] if events else None
+        if n == self._done and last is self._last:
             return
-        done, last_id = self._seen
-        if 0 < done <= n and id(events[done - 1]) == last_id:
-            new = events[done:]
+        # the last event seen is held (not its id), so a new game's events cannot look the same
+        if 0 < self._done <= n and events[self._done - 1] is self._last:
+            new = events[self._done:]
         else:
             self.reset()
             new = events
         for ev in new:
             self.apply(ev.move)
-        self._seen = key
+        self._done, self._last = n, last
 
     # -- reading a tag ---------------------------------------------------------------------
     def sighting(self, uid: str, tile: str | None, in_flight: Iterable[str] = ()) -> Sighting:
