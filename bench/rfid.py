@@ -74,7 +74,9 @@ def host(db: Path, port_file: Path) -> int:
                     return
                 move = draw_move("blue", ev.tile, ev.uid, ev.reader)
                 seq += 1
-                log.append(gid, seq, "move", {"move": move, "t": time.time(), "t_event": ev.time})
+                t = time.time()
+                log.append(gid, seq, "move", {"move": move, "t": t, "t_event": ev.time})
+                print(f"committed {ev.uid} {time.time() - t:.6f}", flush=True)  # on disk only now
                 ledger.apply(move)
         elif isinstance(ev, E.ReaderConnected):
             print(f"connected {time.time()}", flush=True)
@@ -113,6 +115,9 @@ class Host:
             kind, _, rest = line.strip().partition(" ")
             if kind == "connected":
                 self.out["connected"].append(float(rest))
+            elif kind == "committed":
+                uid, took = rest.split()
+                self.out["commit"][uid] = float(took)
             elif kind == "repeat":
                 self.out["repeats"] += 1
             elif kind == "replay_gap":
@@ -143,7 +148,7 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="rfid-bench-"))
     db, port_file = tmp / "game.db", tmp / "port"
-    out = {"connected": [], "repeats": 0, "gaps": []}
+    out = {"connected": [], "repeats": 0, "gaps": [], "commit": {}}
     kinds, drops, kills = [], args.drops, args.kills
     while drops or kills:  # alternate: drop, kill, drop, kill, drop
         take = "drop" if drops and (len(kinds) % 2 == 0 or not kills) else "kill"
@@ -209,8 +214,8 @@ def main() -> int:
     rows = [p for _, k, p, _ in EventLog(db).events(EventLog(db).latest_game()) if k == "move"]
     counts = Counter(p["move"]["uid"] for p in rows)
     logged_at, decoded_at = {}, {}
-    for p in rows:
-        logged_at.setdefault(p["move"]["uid"], p["t"])
+    for p in rows:  # logged = when its commit returned (a draw killed mid-commit: its start)
+        logged_at.setdefault(p["move"]["uid"], p["t"] + out["commit"].get(p["move"]["uid"], 0.0))
         decoded_at.setdefault(p["move"]["uid"], p["t_event"])
     lost = [u for u in sent if u not in counts]
     dups = sum(n - 1 for n in counts.values() if n > 1)
@@ -228,6 +233,7 @@ def main() -> int:
             latest = max(latest, logged_at[u])
     calm = [(logged_at[u] - sent[u]) * 1000 for u in sent if u in logged_at
             and not any(a <= sent[u] <= b for a, b in disturbed)]
+    commits = sorted(v * 1000 for v in out["commit"].values())
     bridge = sorted((decoded_at[u] - sent[u]) * 1000 for u in sent if u in decoded_at
                     and not any(a <= sent[u] <= b for a, b in disturbed))
     every = sorted((logged_at[u] - sent[u]) * 1000 for u in sent if u in logged_at)
@@ -247,7 +253,8 @@ def main() -> int:
           f"max {calm[-1] if calm else float('nan'):.2f} ms over {len(calm)} draws made with link and host up "
           f"(target p99 < 20 ms)")
     print(f"               of which the bridge (draw to decoded event): median {statistics.median(bridge) if bridge else float('nan'):.2f} ms, "
-          f"p99 {pct(bridge, 99):.2f} ms; the rest is the ledger and the game log's fsync'd commit")
+          f"p99 {pct(bridge, 99):.2f} ms; the rest is the ledger and the game log's fsync'd commit "
+          f"(median {statistics.median(commits) if commits else float('nan'):.2f} ms, p99 {pct(commits, 99):.2f} ms)")
     print(f"               all draws: p99 {pct(every, 99):.0f} ms, max {every[-1] if every else float('nan'):.0f} ms "
           "(includes draws waiting out drops, bootloaders and restarts)")
     kinds_in_order = [at[i] for i in sorted(at)]
