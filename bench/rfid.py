@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -217,6 +218,7 @@ def main() -> int:
         load = os.getloadavg()
 
     rows = [p for _, k, p, _ in EventLog(db).events(EventLog(db).latest_game()) if k == "move"]
+    shutil.rmtree(tmp, ignore_errors=True)
     counts = Counter(p["move"]["uid"] for p in rows)
     logged_at, decoded_at = {}, {}
     for p in rows:  # logged = when its commit returned (a draw killed mid-commit: its start)
