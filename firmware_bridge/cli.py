@@ -21,6 +21,7 @@ from pathlib import Path
 
 from firmware_bridge import discovery
 from firmware_bridge import events as E
+from firmware_bridge.cursor import Cursor, CursorFile, default_state_path
 from firmware_bridge.drivers import DRIVERS, make_driver
 from firmware_bridge.enroll import DEFAULT_TILES, Enrollment, expected_from_tiles_json, parse_expect
 from firmware_bridge.errors import BridgeError
@@ -52,6 +53,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     ls = rs.add_parser("listen", help="print reader events as JSON lines")
     common(ls)
     ls.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default: until Ctrl-C)")
+    ls.add_argument("--state", type=Path, default=None,
+                    help=f"where the last printed event's position is kept, so a restart prints only newer "
+                    f"events (default {default_state_path()})")
     ls.set_defaults(func=cmd_listen)
 
     en = rs.add_parser("enroll", help="scan every tile once to pair tags with tile types")
@@ -76,7 +80,7 @@ def _port(args: argparse.Namespace) -> tuple[str | Callable[[], str | None], str
             raise BridgeError(str(e)) from None
         return (lambda: discovery.find_port(ids)), discovery.describe_ids(ids)
     if not spec and args.driver == "companion":
-        return discovery.find_port, discovery.describe_ids()
+        return discovery.Discovery(memory=discovery.default_memory_path()), discovery.describe_ids()
     path = spec or discovery.DEFAULT_UART
     discovery.check_port(path)
     return path, path
@@ -93,25 +97,41 @@ def _notice(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _events(args: argparse.Namespace, registry: TagRegistry) -> tuple[BagReader, "queue.Queue[E.Event]", str]:
-    """Start a reader on the chosen port; returns it, its event queue and the port's name."""
+def _events(args: argparse.Namespace, registry: TagRegistry,
+            resume: Cursor | None = None) -> tuple[BagReader, "queue.Queue[E.Event]", str]:
+    """Start a reader on the chosen port; returns it, its event queue and the port's name.
+    ``resume``: the last event delivered before (companion driver)."""
     q: "queue.Queue[E.Event]" = queue.Queue()
     port, label = _port(args)
-    reader = BagReader(
-        make_driver(args.driver), port, q.put_nowait, registry.lookup, on_waiting=_notice, port_label=label
-    )
+    driver = make_driver(args.driver)
+    if resume is not None and hasattr(driver, "resume"):
+        driver.resume(resume)
+    reader = BagReader(driver, port, q.put_nowait, registry.lookup, on_waiting=_notice, port_label=label)
     return reader.start(), q, label
 
 
 def cmd_listen(args: argparse.Namespace) -> int:
-    """Print every event as one JSON line until Ctrl-C or ``--seconds``."""
+    """Print every event as one JSON line until Ctrl-C or ``--seconds``.
+
+    After printing an event that carries the board's event position, the position is saved
+    in the state file, so a restarted ``listen`` asks the board only for newer events.  A
+    ``kill -9`` between the print and the save (well under a millisecond) prints that one
+    event again on restart; nothing is lost.
+    """
+    state = CursorFile(args.state or default_state_path())
+    try:
+        resume = state.load()
+    except ValueError as e:
+        print(f"warning: {e}; starting without it (events the board still holds are skipped)", file=sys.stderr)
+        resume = None
     try:
         registry = _registry(args)
-        reader, q, _ = _events(args, registry)
+        reader, q, _ = _events(args, registry, resume)
     except BridgeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    save_failed = False
     try:
         while deadline is None or time.monotonic() < deadline:
             try:
@@ -119,6 +139,16 @@ def cmd_listen(args: argparse.Namespace) -> int:
             except queue.Empty:
                 continue
             print(json.dumps(E.as_dict(ev)), flush=True)
+            at = getattr(ev, "reader", None)
+            if at:
+                try:
+                    state.save(Cursor.from_json(at))
+                    save_failed = False
+                except OSError as e:
+                    if not save_failed:  # say it once per failure streak, keep listening
+                        print(f"warning: cannot save the reader position to {state.path}: {e.strerror or e}; "
+                              "a restart may print recent events again", file=sys.stderr, flush=True)
+                    save_failed = True
     finally:
         reader.stop()
     return 0

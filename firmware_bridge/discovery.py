@@ -1,11 +1,21 @@
-"""Finding the reader's serial port: an explicit path, or a USB device by VID:PID."""
+"""Finding the reader's serial port: an explicit path, or a USB device by VID:PID.
+
+:class:`Discovery` is the lookup the bridge uses when no port is given (PROTOCOL.md
+section 10): every attached port whose VID:PID is known is a candidate; the one whose USB
+serial number answered last time comes first; a candidate that gave no valid frame within
+the handshake time (a silent adapter, another device, a wrong baud rate) is passed over
+for :data:`ROTATE_AFTER_FAIL` seconds, so the next one is tried.
+"""
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from serial.tools import list_ports
 
@@ -13,6 +23,7 @@ from firmware_bridge.errors import PortError
 
 KNOWN_USB_IDS: tuple[tuple[int, int], ...] = (
     (0x1A86, 0x7523),  # CH340: most Nano clones
+    (0x1A86, 0x55D4),  # CH9102: newer Nano clones
     (0x0403, 0x6001),  # FTDI FT232R: original Nano
     (0x2341, 0x0043),  # Arduino Uno R3 (ATmega16U2)
     (0x10C4, 0xEA60),  # CP2102: USB-UART adapters (PN532 / RDM6300 on USB)
@@ -90,3 +101,84 @@ def find_port(ids: Iterable[tuple[int, int]] = KNOWN_USB_IDS) -> str | None:
             if p.vid == vid and p.pid == pid:
                 return p.device
     return None
+
+
+ROTATE_AFTER_FAIL = 30.0
+"""Seconds a port that failed the handshake is passed over while other candidates exist."""
+
+
+def default_memory_path() -> Path:
+    """``$XDG_STATE_HOME/mycelium-companion/reader-port.json``: the last good reader."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "mycelium-companion" / "reader-port.json"
+
+
+class Discovery:
+    """A port lookup for :class:`firmware_bridge.reader.BagReader` that rotates through
+    the candidates.
+
+    ``ids``: known VID:PID pairs, earlier first.  ``memory``: JSON file remembering the
+    USB serial number of the last reader that answered (None: remember nothing).
+    ``comports``: the port lister (``serial.tools.list_ports.comports``; tests pass their
+    own).  Call it for the path to try next (None when nothing is plugged in); the reader
+    calls :meth:`failed` after a port gave no valid frame and :meth:`good` after a HELLO.
+    """
+
+    def __init__(self, ids: Iterable[tuple[int, int]] = KNOWN_USB_IDS, memory: Path | None = None,
+                 comports: Callable[[], Iterable] = list_ports.comports,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.ids = tuple(ids)
+        self.memory = memory
+        self._comports = comports
+        self._clock = clock
+        self._failed: dict[str, float] = {}
+        self._serials: dict[str, str | None] = {}
+        self.remembered = self._load()
+        """USB serial number of the last good reader, or None."""
+
+    def _load(self) -> str | None:
+        if self.memory is None:
+            return None
+        try:
+            doc = json.loads(self.memory.read_text(encoding="utf-8"))
+            sn = doc.get("serial_number") if isinstance(doc, dict) else None
+            return sn if isinstance(sn, str) else None
+        except (OSError, ValueError):
+            return None  # nothing remembered (or unreadable): every candidate is equal
+
+    def candidates(self) -> list[str]:
+        """Paths of the attached known ports, best first: the remembered reader, then by
+        the order of ``ids``, then by path."""
+        rank = {vp: i for i, vp in enumerate(self.ids)}
+        found = [p for p in self._comports() if (p.vid, p.pid) in rank]
+        self._serials = {p.device: getattr(p, "serial_number", None) for p in found}
+        found.sort(key=lambda p: (not (self.remembered and getattr(p, "serial_number", None) == self.remembered),
+                                  rank[(p.vid, p.pid)], p.device))
+        return [p.device for p in found]
+
+    def __call__(self) -> str | None:
+        paths = self.candidates()
+        if not paths:
+            return None
+        now = self._clock()
+        fresh = [p for p in paths if now - self._failed.get(p, -1e9) >= ROTATE_AFTER_FAIL]
+        if fresh:
+            return fresh[0]
+        return min(paths, key=lambda p: self._failed.get(p, 0.0))  # all failed: the longest ago
+
+    def failed(self, path: str, reason: str = "") -> None:
+        """``path`` is not the reader (no valid frame in the handshake time)."""
+        self._failed[path] = self._clock()
+
+    def good(self, path: str) -> None:
+        """``path`` answered: remember its serial number (when it has one)."""
+        self._failed.pop(path, None)
+        sn = self._serials.get(path)
+        if sn and sn != self.remembered:
+            self.remembered = sn
+            if self.memory is not None:
+                try:
+                    self.memory.parent.mkdir(parents=True, exist_ok=True)
+                    self.memory.write_text(json.dumps({"serial_number": sn, "port": path}), encoding="utf-8")
+                except OSError:
+                    pass  # remembering is a convenience; the reader works without it

@@ -15,12 +15,16 @@ from typing import ClassVar, Union
 
 @dataclass(frozen=True, slots=True)
 class TileDrawn:
-    """A registered tag was read: the tile ``tile`` left the bag."""
+    """A registered tag was read: the tile ``tile`` left the bag.  ``reader`` is the
+    board's event position (:meth:`firmware_bridge.cursor.Cursor.to_json`) for the
+    companion firmware, None for readers without event numbers; a consumer that stores it
+    with what it did resumes there after a restart."""
 
     event: ClassVar[str] = "tile_drawn"
     uid: str
     tile: str
     time: float
+    reader: dict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,7 @@ class UnknownTag:
     uid: str
     time: float
     tile: None = None
+    reader: dict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,7 @@ class Button:
     event: ClassVar[str] = "button"
     kind: str
     time: float
+    reader: dict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +81,26 @@ class FrameErrorEvent:
     kind: str
     detail: str
     time: float
+    count: int = 1
+    """How many errors of this kind the event stands for: line noise (``crc``, ``cobs``,
+    ``length``, ``checksum``, ``framing``, ``hex``) is reported at once for the first error
+    and then as one event per second with the count."""
 
 
-Event = Union[TileDrawn, UnknownTag, Button, ReaderConnected, ReaderDisconnected, FrameErrorEvent]
+@dataclass(frozen=True, slots=True)
+class ReaderNotice:
+    """Something about the reader the table should know that is not an error in a frame:
+    ``kind`` ``new_board`` (a replacement board), ``new_boot`` (it lost power),
+    ``seq_restart`` (its numbering restarted under the same ids), ``skipped`` (events
+    from before this host's first contact), ``health`` (the RFID chip's state)."""
+
+    event: ClassVar[str] = "reader_notice"
+    kind: str
+    detail: str
+    time: float
+
+
+Event = Union[TileDrawn, UnknownTag, Button, ReaderConnected, ReaderDisconnected, FrameErrorEvent, ReaderNotice]
 Sink = Callable[[Event], None]
 
 

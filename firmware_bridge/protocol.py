@@ -55,15 +55,41 @@ class Frame:
     payload: bytes = b""
 
 
+HEALTH_NO_CHIP = 0x01
+"""Health bit: the RFID chip does not answer (absent, or its initialisation failed)."""
+HEALTH_REINIT = 0x02
+"""Health bit: the chip was re-initialised after a fault since the last HELLO."""
+
+
 @dataclass(frozen=True, slots=True)
 class Hello:
-    """HELLO payload (section 5.1)."""
+    """HELLO payload (section 5.1).
+
+    ``board_id`` (32-bit, never 0) and ``health`` (bit flags, :data:`HEALTH_NO_CHIP`,
+    :data:`HEALTH_REINIT`) are None when an older firmware did not send them.
+    """
 
     protocol: int
     firmware: str
     boot_id: int
     last_seq: int
     oldest_seq: int
+    board_id: int | None = None
+    health: int | None = None
+
+
+def describe_health(health: int | None) -> str:
+    """A line for the owner: ``"ok"``, ``"unknown (old firmware)"``, or what is wrong."""
+    if health is None:
+        return "unknown (old firmware)"
+    parts = []
+    if health & HEALTH_NO_CHIP:
+        parts.append("the RFID chip does not answer: check its wiring")
+    if health & HEALTH_REINIT:
+        parts.append("the RFID chip was restarted after a fault")
+    if health & ~(HEALTH_NO_CHIP | HEALTH_REINIT):
+        parts.append(f"unknown health flags {health:#04x}")
+    return "; ".join(parts) or "ok"
 
 
 def encode_frame(frame: Frame) -> bytes:
@@ -154,16 +180,48 @@ def seq_after(a: int, b: int) -> bool:
 
 
 def parse_hello(frame: Frame) -> Hello:
-    """Decode a HELLO payload (section 5.1); extra trailing bytes are ignored."""
-    if len(frame.payload) < 8:
-        raise FrameError("length", f"HELLO payload of {len(frame.payload)} bytes, need 8")
-    proto, major, minor, patch, boot_id, oldest = struct.unpack("<BBBBHH", frame.payload[:8])
-    return Hello(proto, f"{major}.{minor}.{patch}", boot_id, frame.seq, oldest)
+    """Decode a HELLO payload (section 5.1); extra trailing bytes are ignored.
+
+    Only the protocol byte is read when it is not :data:`PROTOCOL_VERSION` (a later
+    protocol may lay out the rest differently); the caller refuses such a board.
+    Raises :class:`FrameError` kind ``"length"`` for a payload shorter than 8 bytes
+    (1 byte for another protocol).
+    """
+    p = frame.payload
+    if p and p[0] != PROTOCOL_VERSION:
+        return Hello(p[0], "?", 0, frame.seq, 0)
+    if len(p) < 8:
+        raise FrameError("length", f"HELLO payload of {len(p)} bytes, need 8")
+    proto, major, minor, patch, boot_id, oldest = struct.unpack("<BBBBHH", p[:8])
+    board_id = struct.unpack("<I", p[8:12])[0] if len(p) >= 12 else None
+    health = p[12] if len(p) >= 13 else None
+    return Hello(proto, f"{major}.{minor}.{patch}", boot_id, frame.seq, oldest, board_id, health)
 
 
-def hello_frame(boot_id: int, last_seq: int, oldest_seq: int, fw: tuple[int, int, int] = (1, 0, 0)) -> Frame:
-    """Build a HELLO frame (used by the virtual reader and the tests)."""
-    return Frame(HELLO, last_seq, struct.pack("<BBBBHH", PROTOCOL_VERSION, *fw, boot_id, oldest_seq))
+def hello_frame(boot_id: int, last_seq: int, oldest_seq: int, fw: tuple[int, int, int] = (1, 0, 0),
+                board_id: int | None = None, health: int | None = None, protocol: int = PROTOCOL_VERSION) -> Frame:
+    """Build a HELLO frame (used by the virtual reader and the tests); ``board_id`` and
+    ``health`` are appended when given (``health`` needs ``board_id``)."""
+    payload = struct.pack("<BBBBHH", protocol, *fw, boot_id, oldest_seq)
+    if board_id is not None:
+        payload += struct.pack("<I", board_id)
+        if health is not None:
+            payload += bytes([health])
+    return Frame(HELLO, last_seq, payload)
+
+
+def parse_heartbeat(frame: Frame) -> tuple[int | None, int | None]:
+    """``(uptime_ms, health)`` of a HEARTBEAT (section 5.4); either is None when the
+    firmware did not send it."""
+    p = frame.payload
+    uptime = struct.unpack("<I", p[:4])[0] if len(p) >= 4 else None
+    return uptime, (p[4] if len(p) >= 5 else None)
+
+
+def heartbeat_frame(last_seq: int, uptime_ms: int, health: int | None = None) -> Frame:
+    """Build a HEARTBEAT frame (virtual reader, tests)."""
+    payload = struct.pack("<I", uptime_ms & 0xFFFFFFFF) + (b"" if health is None else bytes([health]))
+    return Frame(HEARTBEAT, last_seq, payload)
 
 
 def parse_tag(frame: Frame) -> str:

@@ -5,20 +5,31 @@ decodes what arrives, and reconnects with backoff after an unplug, a ``SerialExc
 an ``OSError`` (EIO), looking the port up afresh each time because a replugged reader may
 come back on another device path.  Events go to one callable ``sink`` (for example
 ``queue.Queue.put_nowait``); there is no module-level state.
+
+What it guards against (issue 11): the port is opened without a DTR pulse where the OS
+allows (:mod:`firmware_bridge.port`); any exception in the loop ends the connection with a
+``reader_disconnected`` naming it, and the loop reconnects; writes time out, so
+:meth:`BagReader.stop` always returns; line noise is counted, not streamed (one
+``frame_error`` per kind and second); a port that sends no well-formed frame for a few
+seconds is the wrong device, and a port callable with a ``failed`` method (a
+:class:`firmware_bridge.discovery.Discovery`) is told so and offers the next candidate.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 
 import serial
 
 from firmware_bridge import events as E
-from firmware_bridge.drivers.base import ButtonSeen, Driver, Ready, TagSeen
+from firmware_bridge.drivers.base import ButtonSeen, Driver, Notice, Ready, TagSeen
 from firmware_bridge.errors import FrameError
+from firmware_bridge.port import open_port
 from firmware_bridge.protocol import Frame
 
 HOLD_MS = 300
@@ -33,6 +44,10 @@ NOTICE_AFTER = 1.0
 start-up the first notice comes at once)."""
 NOTICE_EVERY = 5.0
 """Seconds between waiting notices while the port stays missing."""
+NOISE_KINDS = frozenset({"crc", "cobs", "length", "checksum", "framing", "hex"})
+"""Frame error kinds that line noise makes in bursts: counted and reported once a second."""
+NOISE_WINDOW = 1.0
+"""Seconds over which noise errors of one kind are added up into one event."""
 
 
 class BagReader:
@@ -77,15 +92,35 @@ class BagReader:
         self._outbox: deque[bytes] = deque()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._noise: dict[str, list] = {}  # kind -> [window start, count since, last detail]
         self.connected = threading.Event()
         """Set while the reader is connected and has identified itself."""
+        self.status: dict = {"state": "starting", "port": None, "detail": "", "frame_errors": 0,
+                             "wrong_version": None, "health": None}
+        """What the dashboard shows about the reader; updated by the loop (read-only for
+        others): ``state`` (``starting``, ``waiting``, ``connected``, ``disconnected``,
+        ``wrong_firmware``), ``port``, ``detail``, ``frame_errors`` (total), the refused
+        protocol number, the health line."""
 
     # -- control -------------------------------------------------------------------------
     def start(self) -> "BagReader":
         """Run the loop in a daemon thread; returns self."""
-        self._thread = threading.Thread(target=self.run, name=f"bag-reader-{self.driver.name}", daemon=True)
+        self._thread = threading.Thread(target=self._supervise, name=f"bag-reader-{self.driver.name}", daemon=True)
         self._thread.start()
         return self
+
+    def _supervise(self) -> None:
+        """:meth:`run`, started again after anything that escapes it (reported first)."""
+        while not self._stop.is_set():
+            try:
+                self.run()
+            except Exception as e:  # noqa: BLE001 - a bug must not end the reader silently
+                self.connected.clear()
+                reason = f"internal error in the reader loop: {type(e).__name__}: {e}"
+                self.status.update(state="disconnected", detail=reason)
+                print(f"error: {reason}\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+                self._emit(E.ReaderDisconnected("", reason, self._wall()))
+                self._stop.wait(BACKOFF_MAX)
 
     def stop(self, timeout: float = 2.0) -> None:
         """Ask the loop to end and wait up to ``timeout`` seconds for it."""
@@ -106,7 +141,11 @@ class BagReader:
         return self._port() if callable(self._port) else self._port
 
     def _emit(self, ev: E.Event) -> None:
-        self._sink(ev)
+        try:
+            self._sink(ev)
+        except Exception:  # noqa: BLE001 - the consumer's failure must not stop the reader
+            print(f"error: the reader's event consumer failed on {ev.event}:\n{traceback.format_exc()}",
+                  file=sys.stderr, flush=True)
 
     def _waiting(self, path: str | None, error: str | None, waited: float) -> None:
         if self._on_waiting is None:
@@ -131,7 +170,7 @@ class BagReader:
             error = None
             if path:
                 try:
-                    ser = serial.Serial(path, self.driver.baudrate, timeout=READ_TIMEOUT, exclusive=True)
+                    ser = open_port(path, self.driver.baudrate, timeout=READ_TIMEOUT)
                 except (serial.SerialException, OSError, ValueError) as e:
                     ser, error = None, str(e)
             if ser is None:
@@ -142,19 +181,31 @@ class BagReader:
                 if now >= next_notice:
                     next_notice = now + NOTICE_EVERY
                     self._waiting(path, error, now - waiting_since)
+                if self.status["state"] != "wrong_firmware":
+                    self.status.update(state="waiting", port=path, detail=error or "no reader port found")
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX)
                 continue
             backoff = BACKOFF_MIN
             waiting_since = None
             first = False
-            reason = self._session(ser, path)
+            try:
+                reason = self._session(ser, path)
+            except Exception as e:  # noqa: BLE001 - a bug must not kill the thread silently
+                reason = f"internal error in the reader loop: {type(e).__name__}: {e}"
             try:
                 ser.close()
-            except (serial.SerialException, OSError):
+            except Exception:  # noqa: BLE001 - closing a dead port may fail any way
                 pass
+            self._flush_noise(force=True)
+            wrong_device = reason.startswith("no answer") or reason.startswith("no valid frame")
+            failed = getattr(self._port, "failed", None)
+            if wrong_device and failed is not None:
+                failed(path, reason)
             if self.connected.is_set() or reason != "stopped":
                 self.connected.clear()
+                if self.status["state"] != "wrong_firmware":
+                    self.status.update(state="disconnected", detail=reason)
                 self._emit(E.ReaderDisconnected(path, reason, self._wall()))
             if reason != "stopped":
                 self._stop.wait(BACKOFF_MIN)
@@ -162,21 +213,31 @@ class BagReader:
     def _session(self, ser: serial.Serial, path: str) -> str:
         """Talk to one open port; return why it ended."""
         now = self._clock()
-        last_rx = now
+        opened = last_valid = now
+        valid = valid_at_open = self.driver.valid_frames
+        d = self.driver
         try:
-            ser.write(self.driver.on_open(now))
-            if not self.driver.needs_handshake:
+            ser.write(d.on_open(now))
+            if not d.needs_handshake:
                 self._connected(path, {})
             while not self._stop.is_set():
                 data = ser.read(max(1, ser.in_waiting))
                 now = self._clock()
                 if data:
-                    last_rx = now
-                    for r in self.driver.feed(data, now):
+                    for r in d.feed(data, now):
                         self._handle(r, path, now)
-                elif self.driver.silence_timeout and now - last_rx > self.driver.silence_timeout:
-                    return "silent"
-                out = self.driver.poll(now)
+                if d.valid_frames != valid:
+                    valid, last_valid = d.valid_frames, now
+                self._flush_noise(now)
+                if d.needs_handshake and d.handshake_timeout and not self.connected.is_set() \
+                        and now - opened > d.handshake_timeout and getattr(d, "wrong_version", None) is None:
+                    what = "no valid frame" if valid == valid_at_open else "no answer to the handshake"
+                    return (f"no answer from {path} in {d.handshake_timeout:g} s ({what}): "
+                            "not the reader, or a wrong baud rate; trying the next port")
+                if d.silence_timeout and now - last_valid > d.silence_timeout:
+                    return (f"no valid frame for {d.silence_timeout:g} s" + (" (only junk)" if data or
+                            self._noise else ""))
+                out = d.poll(now)
                 if self.connected.is_set():
                     while self._outbox:
                         out += self._outbox.popleft()
@@ -188,8 +249,37 @@ class BagReader:
 
     def _connected(self, path: str, info: dict) -> None:
         if not self.connected.is_set():
-            self.connected.set()
+            self.status.update(state="connected", port=path, detail="", wrong_version=None,
+                               health=info.get("health"))
+            good = getattr(self._port, "good", None)
+            if good is not None:
+                good(path)
             self._emit(E.ReaderConnected(path, self.driver.name, self._wall(), dict(info)))
+            self.connected.set()  # after the event: whoever waits for it finds the event there
+
+    def _flush_noise(self, now: float | None = None, force: bool = False) -> None:
+        """Report the noise counted in each finished window (or all, when ``force``)."""
+        for kind, (start, count, detail) in list(self._noise.items()):
+            if force or now is None or now - start >= NOISE_WINDOW:
+                del self._noise[kind]
+                if count:
+                    self._emit(E.FrameErrorEvent(kind, f"{count} more like: {detail}", self._wall(), count))
+
+    def _frame_error(self, err: FrameError, now: float) -> None:
+        self.status["frame_errors"] += 1
+        if err.kind == "version":
+            self.status.update(state="wrong_firmware", detail=str(err),
+                               wrong_version=getattr(self.driver, "wrong_version", None))
+        if err.kind not in NOISE_KINDS:
+            self._emit(E.FrameErrorEvent(err.kind, str(err), self._wall()))
+            return
+        slot = self._noise.get(err.kind)
+        if slot is None:  # the first of a burst goes out at once
+            self._noise[err.kind] = [now, 0, str(err)]
+            self._emit(E.FrameErrorEvent(err.kind, str(err), self._wall()))
+        else:
+            slot[1] += 1
+            slot[2] = str(err)
 
     def _handle(self, r: object, path: str, now: float) -> None:
         if isinstance(r, TagSeen):
@@ -202,10 +292,15 @@ class BagReader:
                     return
             tile = self._lookup(r.uid)
             wall = self._wall()
-            self._emit(E.TileDrawn(r.uid, tile, wall) if tile else E.UnknownTag(r.uid, wall))
+            at = r.at.to_json() if r.at else None
+            self._emit(E.TileDrawn(r.uid, tile, wall, at) if tile else E.UnknownTag(r.uid, wall, reader=at))
         elif isinstance(r, ButtonSeen):
-            self._emit(E.Button(r.kind, self._wall()))
+            self._emit(E.Button(r.kind, self._wall(), r.at.to_json() if r.at else None))
         elif isinstance(r, Ready):
             self._connected(path, r.info)
+        elif isinstance(r, Notice):
+            if r.kind == "health":
+                self.status["health"] = r.detail
+            self._emit(E.ReaderNotice(r.kind, r.detail, self._wall()))
         elif isinstance(r, FrameError):
-            self._emit(E.FrameErrorEvent(r.kind, str(r), self._wall()))
+            self._frame_error(r, now)

@@ -6,9 +6,25 @@ pyserial and the kernel's tty layer for real.  It can inject noise, drop bytes a
 simulate an unplug: the pty is closed (the host sees EIO / ``SerialException``) and on
 replug a new pty appears under a new path, as a USB reader can after re-enumeration.
 
-The companion device keeps its event ring (32 events) and boot id across an unplug, as a
-board whose USB link dropped but whose power did not; :meth:`VirtualReader.reboot`
-simulates a reset (new boot id, empty ring).
+The companion device models an Arduino Nano with the reader firmware (PROTOCOL.md
+sections 1 and 7):
+
+* **DTR reset.**  A pty has no modem lines, so the model follows what Linux does to a real
+  USB serial port: opening the port asserts DTR; closing it drops DTR only while the
+  port's ``HUPCL`` flag is set (the device reads it from the pty's termios).  DTR going
+  from dropped to asserted resets the board, as the Nano's auto-reset capacitor does: a
+  replugged cable (a new port starts with DTR dropped) or a reopen after a close with
+  ``HUPCL`` set.  The host's open is seen because the device holds no fd on the slave.
+* **Bootloader.**  After a reset the board is deaf for ``bootloader_s`` seconds (drawn from
+  the range for each reset): host bytes are lost, no heartbeat, and tags drawn meanwhile
+  are read when the firmware starts, one per :data:`SCAN_S` (the model assumes they are
+  still in the field; a tile that passed the antenna faster would be missed by a real board).
+* **Warm and cold starts.**  A reset with power kept keeps the event ring, its seq and the
+  boot id (the firmware's ``.noinit`` ring).  :meth:`VirtualReader.power_cycle` (a full
+  unplug, a power loss) loses the ring and counts a new boot id.  ``board_id`` is the
+  random id of the board's EEPROM; a replacement board is a new ``VirtualReader``.
+* **Health.**  ``health`` goes into HELLO and HEARTBEAT; with the chip flag set
+  (``no_chip``) no tag is read.
 """
 
 from __future__ import annotations
@@ -20,6 +36,7 @@ import random
 import select
 import struct
 import threading
+import termios
 import time
 import tty
 from collections import deque
@@ -29,6 +46,10 @@ from firmware_bridge import protocol as P
 from firmware_bridge.drivers import pn532, rdm6300
 
 REPLAY_DEPTH = 32
+"""Events the firmware keeps for replay (PROTOCOL.md section 6.1)."""
+SCAN_S = 0.005
+"""Seconds per tag when the firmware starts with several tags waiting in the field
+(REQA, anticollision and select take a few ms per tag)."""
 
 
 class VirtualReader:
@@ -51,6 +72,12 @@ class VirtualReader:
         repeat_ms: int = 60,
         present_ms: int = 150,
         boot_id: int = 1,
+        board_id: int | None = None,
+        bootloader_s: tuple[float, float] = (0.5, 2.0),
+        health: int | None = 0,
+        protocol: int = P.PROTOCOL_VERSION,
+        legacy_hello: bool = False,
+        pn532_poll_s: float = 0.0,
     ) -> None:
         if kind not in ("companion", "rdm6300", "pn532"):
             raise ValueError(f"unknown reader kind {kind!r}")
@@ -62,12 +89,26 @@ class VirtualReader:
         self._repeat = repeat_ms / 1000.0
         self._present = present_ms / 1000.0
         self.boot_id = boot_id
+        self.board_id = board_id if board_id is not None else self._rng.randrange(1, 1 << 32)
+        self.bootloader_s = bootloader_s
+        self.health = health
+        self.protocol = protocol
+        self.legacy_hello = legacy_hello
+        self.pn532_poll_s = pn532_poll_s
+        self.resets = 0
+        """Resets so far (DTR edges and power cycles), as the board would count them."""
+        self._dtr = False  # as the host's tty driver would drive it
+        self._host_open = False
+        self._booting_until = 0.0
+        self._deferred: list[bytes] = []  # tags drawn while the bootloader ran
         self.last_seq = 0
         self._ring: deque[P.Frame] = deque(maxlen=REPLAY_DEPTH)
         self._field: list[tuple[float, bytes]] = []  # (leaves_at, uid) for the PN532
         self._lock = threading.RLock()
         self._master: int | None = None
-        self._slave: int | None = None
+        self.pn532_overlaps = 0
+        """PN532 commands that arrived while the chip was still busy with the last one."""
+        self._pn532_busy_until = 0.0
         self._path = ""
         self._tasks: list[tuple[float, int, Callable[[], None]]] = []
         self._tick = itertools.count()
@@ -108,20 +149,26 @@ class VirtualReader:
         with self._lock:
             master, slave = os.openpty()
             tty.setraw(slave)
-            os.set_blocking(master, False)
-            self._master, self._slave = master, slave
+            attrs = termios.tcgetattr(slave)
+            attrs[2] |= termios.HUPCL  # a fresh USB serial port drops DTR on close
+            termios.tcsetattr(slave, termios.TCSANOW, attrs)
             self._path = os.ttyname(slave)
+            os.close(slave)  # only the host holds the slave: its open and close are seen
+            os.set_blocking(master, False)
+            self._master = master
+            self._poll = select.poll()
+            self._poll.register(master, select.POLLIN | select.POLLHUP)
+            self._host_open = False
+            self._dtr = False
             self._host_rx.reset()
             self._pn_rx.reset()
-        if self.kind == "companion":
-            self._send(P.hello_frame(self.boot_id, self.last_seq, self._oldest()))
 
     def _unplug(self) -> None:
         with self._lock:
-            for fd in (self._master, self._slave):
-                if fd is not None:
-                    os.close(fd)
-            self._master = self._slave = None
+            if self._master is not None:
+                os.close(self._master)
+            self._master = None
+            self._host_open = False
             self._path = ""
 
     def unplug(self, seconds: float | None = None) -> None:
@@ -136,12 +183,38 @@ class VirtualReader:
             self._plug()
 
     def reboot(self) -> None:
-        """Companion board reset: new boot id, empty event ring, HELLO."""
+        """Companion board cold start (power lost): new boot id, empty event ring, HELLO
+        after the bootloader."""
+        self.power_cycle()
+
+    def power_cycle(self) -> None:
+        """Cut and restore the board's power: the ring and its seq are lost, the EEPROM
+        boot counter goes up, the bootloader runs."""
         with self._lock:
             self.boot_id = (self.boot_id + 1) & 0xFFFF
             self.last_seq = 0
             self._ring.clear()
-        self._send(P.hello_frame(self.boot_id, 0, 0))
+            self._deferred.clear()
+        self.reset()
+
+    def reset(self) -> None:
+        """A warm reset (DTR edge, watchdog): power kept, ring and boot id kept; the
+        board is deaf while its bootloader runs, then says HELLO."""
+        with self._lock:
+            self.resets += 1
+            lo, hi = self.bootloader_s
+            self._booting_until = time.monotonic() + (lo if hi <= lo else self._rng.uniform(lo, hi))
+
+    @property
+    def booting(self) -> bool:
+        """True while the bootloader runs after a reset."""
+        return time.monotonic() < self._booting_until
+
+    def _hello(self) -> P.Frame:
+        if self.legacy_hello:
+            return P.hello_frame(self.boot_id, self.last_seq, self._oldest())
+        return P.hello_frame(self.boot_id, self.last_seq, self._oldest(), board_id=self.board_id,
+                             health=self.health, protocol=self.protocol)
 
     def schedule(self, delay: float, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the device thread after ``delay`` seconds."""
@@ -153,6 +226,12 @@ class VirtualReader:
         """A tile with tag ``uid`` passes the reader (5 bytes for an RDM6300, 4/7/10 for
         the others).  Writes immediately from the calling thread."""
         if self.kind == "companion":
+            with self._lock:
+                if self.health and self.health & P.HEALTH_NO_CHIP:
+                    return  # no chip: nothing is read
+                if self._booting_until and time.monotonic() < self._booting_until:
+                    self._deferred.append(uid)  # read when the firmware starts
+                    return
             self.event(P.TAG, bytes([len(uid)]) + uid)
         elif self.kind == "rdm6300":
             frame = rdm6300.encode(uid)
@@ -198,6 +277,8 @@ class VirtualReader:
         with self._lock:
             if self._master is None:
                 return  # unplugged: the bytes go nowhere
+            if self.kind == "companion" and not self._host_open:
+                return  # the Nano's USB chip drops what no program reads
             try:
                 os.write(self._master, data)
             except (BlockingIOError, OSError):
@@ -217,23 +298,58 @@ class VirtualReader:
         self._write_noisy(P.encode_frame(f))
 
     # -- device thread -------------------------------------------------------------------
+    def _lines(self, hup: bool) -> None:
+        """Follow the host's open and close of the port (and so DTR)."""
+        with self._lock:
+            if self._master is None:
+                return
+            if hup and self._host_open:
+                self._host_open = False
+                try:
+                    hupcl = bool(termios.tcgetattr(self._master)[2] & termios.HUPCL)
+                except termios.error:
+                    hupcl = True
+                if hupcl:
+                    self._dtr = False
+            elif not hup and not self._host_open:
+                self._host_open = True
+                if not self._dtr:
+                    self._dtr = True
+                    if self.kind == "companion":
+                        self.reset()  # the auto-reset capacitor pulses RESET
+
     def _run(self) -> None:
         next_beat = time.monotonic() + self._heartbeat
+        booting = False
         while not self._stop.is_set():
             fd = self._master
             data = b""
             if fd is not None:
                 try:
-                    r, _, _ = select.select([fd], [], [], 0.002)
-                    if r:
-                        data = os.read(fd, 4096)
+                    events = self._poll.poll(2)
                 except (OSError, ValueError):
-                    data = b""
+                    events = []
+                hup = any(ev & select.POLLHUP for _, ev in events)
+                self._lines(hup)
+                if hup:
+                    time.sleep(0.002)
+                elif any(ev & select.POLLIN for _, ev in events):
+                    try:
+                        data = os.read(fd, 4096)
+                    except OSError:
+                        data = b""
             else:
                 time.sleep(0.002)
+            now = time.monotonic()
+            if self.kind == "companion" and now < self._booting_until:
+                booting = True
+                continue  # the bootloader: host bytes are lost, the firmware is not running
+            if booting:
+                booting = False
+                self._boot_done()
+                next_beat = now + self._heartbeat
             if data:
                 self._from_host(data)
-            now = time.monotonic()
             while True:
                 with self._lock:
                     if not self._tasks or self._tasks[0][0] > now:
@@ -241,9 +357,18 @@ class VirtualReader:
                     _, _, fn = heapq.heappop(self._tasks)
                 fn()
             if self.kind == "companion" and now >= next_beat:
-                next_beat = now + self._heartbeat
+                # the firmware's loop sends it when due, late by a scan or a replay (section 5.4)
+                next_beat = now + self._heartbeat * (1 + self._rng.uniform(0.0, 0.1))
                 ms = int(now * 1000) & 0xFFFFFFFF
-                self._send(P.Frame(P.HEARTBEAT, self.last_seq, struct.pack("<I", ms)))
+                self._send(P.heartbeat_frame(self.last_seq, ms, None if self.legacy_hello else self.health))
+
+    def _boot_done(self) -> None:
+        """The firmware starts: HELLO, then the tags that waited in the field."""
+        with self._lock:
+            waiting, self._deferred = self._deferred, []
+        self._send(self._hello())
+        for k, uid in enumerate(waiting):  # one tag per scan, as the MFRC522 reads them
+            self.schedule((k + 1) * SCAN_S, lambda u=uid: self.event(P.TAG, bytes([len(u)]) + u))
 
     def _from_host(self, data: bytes) -> None:
         self.received += data
@@ -261,7 +386,7 @@ class VirtualReader:
         self.commands.append(f)
         ack = bytes([f.type]) + struct.pack("<H", f.seq)
         if f.type == P.HELLO_REQ:
-            self._send(P.hello_frame(self.boot_id, self.last_seq, self._oldest()))
+            self._send(self._hello())
         elif f.type == P.RESEND and len(f.payload) >= 2:
             want = struct.unpack("<H", f.payload[:2])[0]
             with self._lock:
@@ -283,6 +408,9 @@ class VirtualReader:
             self._send(P.Frame(P.NAK, self.last_seq, ack + bytes([P.NAK_UNKNOWN])))
 
     def _pn532_command(self, data: bytes) -> None:
+        now = time.monotonic()
+        if now < self._pn532_busy_until:
+            self.pn532_overlaps += 1
         self._write(pn532.ACK)
         code = data[0]
         if code == pn532.CMD_GET_FIRMWARE_VERSION:
@@ -296,6 +424,11 @@ class VirtualReader:
                 reply = bytes([0x4B, 0x00])
             else:
                 reply = bytes([0x4B, 0x01, 0x01, 0x00, 0x04, 0x08, len(uid)]) + uid
+            if self.pn532_poll_s:  # a slow chip: the answer comes after the RF timeouts
+                self._pn532_busy_until = now + self.pn532_poll_s
+                frame = pn532.encode(pn532.CHIP_TFI, reply)
+                self.schedule(self.pn532_poll_s, lambda: self._write_noisy(frame))
+                return
         else:
             reply = bytes([code + 1])
         self._write_noisy(pn532.encode(pn532.CHIP_TFI, reply))

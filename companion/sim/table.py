@@ -77,16 +77,27 @@ class TagBox:
             uid = bytes([0x04, (i >> 8) & 0xFF, i & 0xFF, rng.randrange(256)])
             self.by_type.setdefault(tilecodes.canonical(code), []).append(uid)
             self.code_of[uid.hex().upper()] = code
-        self.out: dict[str, list[bytes]] = {}
+        self.held: dict[str | None, list[tuple[str, bytes]]] = {}  # holder -> (type, uid), in draw order
 
-    def take(self, code: str) -> bytes:
+    def take(self, code: str, holder: str | None = None) -> bytes:
+        """A tile of ``code`` leaves the bag into ``holder``'s hand; returns its tag."""
         uid = self.by_type[tilecodes.canonical(code)].pop()
-        self.out.setdefault(tilecodes.canonical(code), []).append(uid)
+        self.held.setdefault(holder, []).append((tilecodes.canonical(code), uid))
         return uid
 
-    def give_back(self, codes: list[str]) -> None:
+    def _from_hand(self, code: str, holder: str | None) -> bytes:
+        hand = self.held.get(holder, [])
+        i = next(i for i, (t, _) in enumerate(hand) if t == tilecodes.canonical(code))
+        return hand.pop(i)[1]
+
+    def used(self, code: str, holder: str | None = None) -> None:
+        """A tile of ``code`` left ``holder``'s hand for the board or the discard pile."""
+        self._from_hand(code, holder)
+
+    def give_back(self, codes: list[str], holder: str | None = None) -> None:
+        """Tiles of ``holder``'s hand go back into the bag, each with its own tag."""
         for c in codes:
-            self.by_type[tilecodes.canonical(c)].append(self.out[tilecodes.canonical(c)].pop())
+            self.by_type[tilecodes.canonical(c)].append(self._from_hand(c, holder))
 
     def lookup(self, uid: str) -> str | None:
         return self.code_of.get(uid.upper())
@@ -122,9 +133,9 @@ class SimulatedTable:
         self.live = LiveTable(self.session)
         self.tags = TagBox(list(self.truth.supplies.bag) + [c for h in self.truth.position.hands.values() for c in h],
                            self.rng)
-        for hand in self.truth.position.hands.values():
+        for color, hand in self.truth.position.hands.items():
             for code in hand:
-                self.tags.take(code)
+                self.tags.take(code, color)
         self.illegal_every = illegal_every
         self.report = SimReport(None, 0)
         self._t_ms = 0.0
@@ -184,10 +195,14 @@ class SimulatedTable:
         before = self.truth.game._positions[-2]
         if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
             self._inject_illegal(before)
+        if action in ("place", "discard"):
+            self.tags.used(mv["tile"], mv["player"])
+        elif action == "rock":
+            self.tags.used(tilecodes.ROCK, mv["player"])
         if action in CAMERA_ACTIONS:
             self.show(pos.to_json()["board"])
         elif action == "draw":
-            self.virtual.draw(self.tags.take(mv["tile"]))
+            self.virtual.draw(self.tags.take(mv["tile"], mv["player"]))
         elif action == "end_turn":
             self.virtual.press("press")
         elif action == "spore_ability":
@@ -195,7 +210,8 @@ class SimulatedTable:
                 hand = list(before.hands[mv["player"]])
                 i = next(i for i, c in enumerate(hand) if tilecodes.canonical(c) == tilecodes.canonical(mv["discard"]))
                 hand.pop(i)
-                self.tags.give_back(hand)
+                self.tags.used(mv["discard"], mv["player"])
+                self.tags.give_back(hand, mv["player"])
                 self.session.submit(mv, source="dashboard")
             self.show(pos.to_json()["board"])
         elif action in DASHBOARD_ACTIONS:

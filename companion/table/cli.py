@@ -308,14 +308,24 @@ def _bag_reader(args: argparse.Namespace, live):
     if args.rfid == "none":
         return None
     from firmware_bridge.cli import default_registry
-    from firmware_bridge.discovery import find_port
     from firmware_bridge.drivers import make_driver
     from firmware_bridge.events import as_dict
     from firmware_bridge.reader import BagReader
     from firmware_bridge.registry import TagRegistry
+    from firmware_bridge.cursor import Cursor
+    from firmware_bridge.discovery import Discovery, default_memory_path
+    from companion.tilebag import resume_cursor
     registry = TagRegistry(args.registry or default_registry())
-    port = find_port if args.rfid == "auto" else args.rfid
-    return BagReader(make_driver(args.driver), port, lambda e: live.on_reader_event(as_dict(e)), registry.lookup).start()
+    port = Discovery(memory=default_memory_path()) if args.rfid == "auto" else args.rfid
+    driver = make_driver(args.driver)
+    at = resume_cursor(live.session.game.events)  # the game log says how far the reader got
+    if at is not None and hasattr(driver, "resume"):
+        try:
+            driver.resume(Cursor.from_json(at))
+        except ValueError as e:
+            print(f"mycelium-companion: the game log's reader position is unreadable ({e}); "
+                  "events the board still holds are skipped", file=sys.stderr)
+    return BagReader(driver, port, lambda e: live.on_reader_event(as_dict(e)), registry.lookup).start()
 
 
 def _common(p: argparse.ArgumentParser) -> None:

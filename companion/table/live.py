@@ -28,6 +28,7 @@ from companion.table.gating import StillnessGate
 from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board
 from companion.table.session import TableSession
 from companion.table.sources import Frame, FrameSource, StallWatchdog
+from companion.tilebag import TileLedger, draw_move
 
 PENDING_S = 5.0
 """How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
@@ -62,6 +63,8 @@ class LiveTable:
         self._last_uncertain: frozenset = frozenset()
         self._stop = threading.Event()
         self.bag_reader = None
+        self.tilebag = TileLedger()
+        """Where each tag is; a read of a tag that is not in the bag is no draw (issue 11)."""
         self._recheck = False
         session.bus.subscribe(self._on_message)
 
@@ -184,14 +187,27 @@ class LiveTable:
         kind = ev.get("event")
         if kind == "tile_drawn":
             with s.lock:
-                move = {"player": drawing_player(s.position), "action": "draw", "tile": ev["tile"]}
+                self.tilebag.follow(s.game.events)
+                seen = self.tilebag.sighting(ev["uid"], ev["tile"], (m.get("uid") for _, m in self.pending))
+                if seen.action == "repeat":
+                    s.bus.publish("tag_repeat", {"uid": ev["uid"], "tile": ev["tile"], "place": seen.place,
+                                                 "count": sum(self.tilebag.repeats.values()),
+                                                 "message": f"{ev['tile']} ({ev['uid']}) was read again but is not in "
+                                                            f"the bag ({seen.place}): not a draw. "
+                                                            + self.tilebag.summary() + "."})
+                    s.set_status("reader_repeats", str(sum(self.tilebag.repeats.values())), self.tilebag.summary())
+                    return
+                move = draw_move(drawing_player(s.position), ev["tile"], ev["uid"], ev.get("reader"))
                 self._submit_or_wait(move)
         elif kind == "button":
             with s.lock:
                 if ev.get("kind") == "long":
                     s.bus.publish("button", {"kind": "long"})
                     return
-                self._submit_or_wait({"player": s.position.active, "action": "end_turn"})
+                move = {"player": s.position.active, "action": "end_turn"}
+                if ev.get("reader"):
+                    move["reader"] = ev["reader"]  # where a restarted table resumes the reader
+                self._submit_or_wait(move)
         elif kind == "unknown_tag":
             s.bus.publish("unknown_tag", {"uid": ev.get("uid"),
                                           "message": f"Tag {ev.get('uid')} is not enrolled: run 'mycelium-companion rfid enroll'."})
@@ -201,7 +217,12 @@ class LiveTable:
         elif kind == "reader_disconnected":
             s.set_status("reader", "disconnected", ev.get("reason", ""))
         elif kind == "frame_error":
-            s.bus.publish("reader_error", {"kind": ev.get("kind")})
+            if ev.get("kind") == "version":
+                s.set_status("reader", "wrong firmware", ev.get("detail", ""))
+            s.bus.publish("reader_error", {"kind": ev.get("kind"), "count": ev.get("count", 1),
+                                           "detail": ev.get("detail", "")})
+        elif kind == "reader_notice":
+            s.bus.publish("reader_notice", {"kind": ev.get("kind"), "message": ev.get("detail", "")})
 
     def _submit_or_wait(self, move: dict[str, Any]) -> None:
         s = self.session

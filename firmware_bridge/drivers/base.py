@@ -7,21 +7,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from firmware_bridge.cursor import Cursor
 from firmware_bridge.errors import FrameError
 
 
 @dataclass(frozen=True, slots=True)
 class TagSeen:
-    """A tag was read.  ``uid`` is upper-case hex without separators."""
+    """A tag was read.  ``uid`` is upper-case hex without separators; ``at`` is the
+    board's event position it moves the host to (companion firmware only)."""
 
     uid: str
+    at: Cursor | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ButtonSeen:
-    """The reader's button: ``kind`` is ``"press"`` or ``"long"``."""
+    """The reader's button: ``kind`` is ``"press"`` or ``"long"``; ``at`` as for tags."""
 
     kind: str
+    at: Cursor | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the owner should know that is not a damaged frame: ``kind`` is
+    ``new_board``, ``new_boot``, ``seq_restart``, ``skipped`` or ``health``; ``detail``
+    says it in words."""
+
+    kind: str
+    detail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +45,7 @@ class Ready:
     info: dict = field(default_factory=dict)
 
 
-Reading = TagSeen | ButtonSeen | Ready | FrameError
+Reading = TagSeen | ButtonSeen | Ready | Notice | FrameError
 
 
 class Driver:
@@ -50,6 +64,12 @@ class Driver:
     repeats_while_present = True
     silence_timeout: float | None = None
     needs_handshake = False
+    handshake_timeout: float | None = None
+    """Seconds after opening within which a reader that needs a handshake must answer; a
+    port that stays mute, or sends only junk, that long is not this reader."""
+    valid_frames = 0
+    """Count of well-formed frames decoded so far (the bridge watches it: junk alone does
+    not keep a link alive)."""
 
     def on_open(self, now: float) -> bytes:
         """Bytes to write right after the port opens (``now`` in seconds, monotonic).

@@ -22,18 +22,31 @@ frame in 256), so the driver asks the board rather than guessing:
 
 Identical RESEND requests are at least :data:`RESEND_MIN_GAP` seconds apart, whatever asks
 for them, so no frame can make the driver flood the board.
+
+Sessions (section 7): events are numbered per ``(board_id, boot_id)``.  The driver starts
+from a :class:`~firmware_bridge.cursor.Cursor` (``resume``) when the host has one, and asks
+only for events after it.  A HELLO under another board id (a replacement board), another
+boot id (a cold start), or the same ids with a seq behind the cursor (a board that lost
+its numbering without counting a boot) starts a new session: its events are all delivered
+from 1, and a :class:`Notice` says what happened.  Without any cursor (a host that has
+never seen this board) the events already in the board's ring predate the host and are
+skipped, with a notice; the first new event is delivered.
 """
 
 from __future__ import annotations
 
 from firmware_bridge import protocol as P
-from firmware_bridge.drivers.base import ButtonSeen, Driver, Reading, Ready, TagSeen
+from firmware_bridge.cursor import Cursor
+from firmware_bridge.drivers.base import ButtonSeen, Driver, Notice, Reading, Ready, TagSeen
 from firmware_bridge.errors import FrameError
+
+FLASH_HINT = "flash it with `make -C hardware flash`"
 
 HELLO_RETRY = 0.5
 """Seconds between HELLO_REQ frames until the board answers (it may be in its bootloader)."""
-MAX_EARLY = 64
-"""Events kept while waiting for a missing earlier one."""
+MAX_EARLY = 4096
+"""Events kept while waiting for a missing earlier one (a replay after a reset arrives
+behind the live events; about 60 bytes each, so at most a quarter MB)."""
 RESEND_RETRY = 0.25
 """Seconds before a RESEND that brought nothing is sent again."""
 RESEND_MIN_GAP = 0.05
@@ -49,12 +62,19 @@ class CompanionDriver(Driver):
     repeats_while_present = False  # the firmware reports each draw once
     silence_timeout = 3.5  # three missed heartbeats and a half
     needs_handshake = True
+    handshake_timeout = 4.0  # bootloader (up to 2 s) plus HELLO retries
 
-    def __init__(self) -> None:
+    def __init__(self, resume: Cursor | None = None) -> None:
         self._splitter = P.FrameSplitter()
-        self.boot_id: int | None = None
-        self.last_seq = 0
-        """Seq of the last event passed up (0: none this boot)."""
+        self.board_id: int | None = resume.board_id if resume else None
+        self.boot_id: int | None = resume.boot_id if resume else None
+        self.last_seq = resume.seq if resume else 0
+        """Seq of the last event passed up (0: none this session)."""
+        self.health: int | None = None
+        """The board's last reported health flags (None: unknown, old firmware)."""
+        self.valid_frames = 0
+        self.wrong_version: int | None = None
+        """The protocol a refused board speaks, until a board speaking ours answers."""
         self._hello_seen = False
         self._next_hello = 0.0
         self._want_from: int | None = None  # first missing seq, when a gap is known
@@ -74,6 +94,18 @@ class CompanionDriver(Driver):
         return P.encode_frame(P.Frame(frame.type, self._cmd_seq, frame.payload))
 
     # -- Driver interface --------------------------------------------------------------
+    def resume(self, cursor: Cursor) -> None:
+        """Start from ``cursor`` (the last event the host delivered before it restarted):
+        on the next HELLO of that session only newer events are asked for."""
+        self.board_id, self.boot_id, self.last_seq = cursor.board_id, cursor.boot_id, cursor.seq
+        self._early.clear()
+        self._want_from = None
+
+    @property
+    def cursor(self) -> Cursor | None:
+        """The last delivered event (None before the first HELLO)."""
+        return None if self.boot_id is None else Cursor(self.board_id, self.boot_id, self.last_seq)
+
     def on_open(self, now: float) -> bytes:
         self._splitter.reset()
         self._unknown_reported.clear()
@@ -104,6 +136,7 @@ class CompanionDriver(Driver):
             if isinstance(item, FrameError):
                 out.append(item)
                 continue
+            self.valid_frames += 1
             try:
                 self._handle(item, now, out)
             except FrameError as e:
@@ -121,6 +154,8 @@ class CompanionDriver(Driver):
 
     def _deliver(self, seq: int, reading: Reading, out: list[Reading]) -> None:
         self.last_seq = seq
+        if isinstance(reading, (TagSeen, ButtonSeen)):
+            reading = type(reading)(reading.uid if isinstance(reading, TagSeen) else reading.kind, self.cursor)
         if self._want_from is not None and not P.seq_after(self._want_from, seq):
             self._want_from = None
         out.append(reading)
@@ -150,6 +185,65 @@ class CompanionDriver(Driver):
             self._gap(seq, now)
         # else a duplicate from a replay: already delivered
 
+    def _health(self, health: int | None, out: list[Reading]) -> None:
+        if health != self.health:
+            before, self.health = self.health, health
+            if health or before:  # report a fault, and its end; not a healthy first contact
+                out.append(Notice("health", f"reader health: {P.describe_health(health)}"))
+
+    def _new_session(self, board_id: int | None, boot_id: int) -> None:
+        self._early.clear()
+        self.board_id, self.boot_id = board_id, boot_id
+        self.last_seq = 0
+        self._want_from = None
+        self._suspect = None
+        self._last_resend = None
+        self._accept_any = False
+
+    def _restart(self, seq: int, what: str) -> Notice:
+        """The board numbers its events from scratch under the same ids (section 7.3)."""
+        old = self.last_seq
+        self._new_session(self.board_id, self.boot_id)
+        return Notice("seq_restart", f"the board's {what} says seq {seq}, behind the {old} already delivered "
+                      f"under boot {self.boot_id}: its numbering restarted; every event it now holds is delivered")
+
+    def _hello(self, h: P.Hello, now: float, out: list[Reading]) -> None:
+        if h.protocol != P.PROTOCOL_VERSION:
+            self._hello_seen = False
+            self._next_hello = now + 5.0  # it answered: ask again only now and then
+            if self.wrong_version != h.protocol:
+                self.wrong_version = h.protocol
+                raise FrameError("version", f"the reader's firmware speaks protocol {h.protocol}, this companion "
+                                 f"speaks {P.PROTOCOL_VERSION}: {FLASH_HINT}")
+            return
+        self.wrong_version = None
+        if self.boot_id is None:
+            # first contact, no cursor: what the ring holds predates this host
+            self._new_session(h.board_id, h.boot_id)
+            self.last_seq = h.last_seq
+            if h.last_seq:
+                out.append(Notice("skipped", f"first contact with board {h.board_id or '(no id)'}: "
+                                  f"{h.last_seq} earlier event(s) left undelivered"))
+        elif h.board_id != self.board_id and not (h.board_id is None or self.board_id is None):
+            out.append(Notice("new_board", f"another reader board (id {h.board_id:08x}, was {self.board_id:08x}): "
+                              "its events are all delivered"))
+            self._new_session(h.board_id, h.boot_id)
+        elif h.boot_id != self.boot_id:
+            out.append(Notice("new_boot", f"the reader restarted from cold (boot {h.boot_id}, was {self.boot_id}): "
+                              "events it made before are gone with its power"))
+            self._new_session(h.board_id if h.board_id is not None else self.board_id, h.boot_id)
+        elif self.last_seq and P.seq_after(self.last_seq, h.last_seq):
+            out.append(self._restart(h.last_seq, "HELLO"))
+        if h.board_id is not None:
+            self.board_id = h.board_id
+        self._hello_seen = True
+        self._health(h.health, out)
+        self._gap(h.last_seq, now)
+        info = {"protocol": h.protocol, "firmware": h.firmware, "boot_id": h.boot_id,
+                "board_id": None if h.board_id is None else f"{h.board_id:08x}",
+                "health": P.describe_health(h.health)}
+        out.append(Ready(info))
+
     def _report_unknown(self, ftype: int, out: list[Reading]) -> None:
         if ftype not in self._unknown_reported:
             self._unknown_reported.add(ftype)
@@ -175,27 +269,15 @@ class CompanionDriver(Driver):
 
     def _handle(self, f: P.Frame, now: float, out: list[Reading]) -> None:
         if f.type == P.HELLO:
-            h = P.parse_hello(f)
-            if h.protocol != P.PROTOCOL_VERSION:
-                raise FrameError(
-                    "version", f"reader speaks protocol {h.protocol}, this host speaks {P.PROTOCOL_VERSION}"
-                )
-            if h.boot_id != self.boot_id:
-                self._early.clear()
-                # first contact, or the board restarted: its numbering starts again, and
-                # events the old boot never sent are gone with its RAM (section 7.3)
-                self.boot_id = h.boot_id
-                self.last_seq = 0
-                self._want_from = None
-                self._suspect = None
-                self._last_resend = None
-            self._hello_seen = True
-            self._gap(h.last_seq, now)
-            out.append(Ready({"protocol": h.protocol, "firmware": h.firmware, "boot_id": h.boot_id}))
+            self._hello(P.parse_hello(f), now, out)
             return
         if not self._hello_seen:
             return  # frames before HELLO belong to a boot we have not identified yet
         if f.type == P.HEARTBEAT:
+            _, health = P.parse_heartbeat(f)
+            self._health(health, out)
+            if self.last_seq and P.seq_after(self.last_seq, f.seq):
+                out.append(self._restart(f.seq, "heartbeat"))
             self._gap(f.seq, now)
             return
         if f.type in P.EVENT_TYPES:

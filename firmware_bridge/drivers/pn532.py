@@ -8,7 +8,17 @@ the PD bytes, ``LEN + LCS == 0 (mod 256)``, ``TFI + sum(PD) + DCS == 0 (mod 256)
 
 The driver wakes the chip (``55 55`` then zeros), configures the SAM (normal mode), asks
 for the firmware version, then polls ``InListPassiveTarget`` (106 kbps type A, one target)
-every 50 ms; each reported target is a :class:`TagSeen`.
+every 50 ms.  A tag is reported when it appears in a poll after being absent from the
+field for at least :data:`ABSENT_MIN` seconds (or never seen), so a tag resting on the
+reader is one draw however slowly the chip polls.
+
+It follows the chip's exchange (UM0701-02 section 6.2.3): **one command in flight**; the
+chip answers an ACK frame first, then the response.  A command without an ACK within
+:data:`ACK_TIMEOUT` is sent again (the manual's 15 ms, plus a USB-UART's latency); a
+command that was ACKed is waited for up to :data:`RESPONSE_TIMEOUT` (a poll with slow RF
+timeouts can take about a second), then aborted with an ACK frame from the host (section
+6.2.1.3) and sent again.  A slow chip therefore slows polling down and never gets a second
+command while it works.
 """
 
 from __future__ import annotations
@@ -29,10 +39,18 @@ CMD_SAM_CONFIGURATION = 0x14
 CMD_RF_CONFIGURATION = 0x32
 CMD_IN_LIST_PASSIVE_TARGET = 0x4A
 
+ABSENT_MIN = 0.3
+"""Seconds a tag must have been out of the field before its next appearance is a new read
+(the companion firmware's rule, PROTOCOL.md section 5.2)."""
 POLL_INTERVAL = 0.05
 """Seconds between InListPassiveTarget polls."""
-RESPONSE_TIMEOUT = 0.3
-"""Seconds to wait for an answer before sending the command again."""
+ACK_TIMEOUT = 0.1
+"""Seconds to wait for the chip's ACK frame before sending the command again (UM0701-02
+6.2.3 gives 15 ms on the wire; a USB-UART adds up to 16 ms latency each way, and a busy
+host some scheduling delay)."""
+RESPONSE_TIMEOUT = 2.5
+"""Seconds to wait, after the ACK, for the response before aborting the command (an ACK
+from the host) and sending it again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +157,10 @@ class PN532Driver(Driver):
 
     name = "pn532"
     baudrate = 115200
-    repeats_while_present = True
-    silence_timeout = 2.0
+    repeats_while_present = False  # the driver reports each arrival in the field once
+    silence_timeout = RESPONSE_TIMEOUT + 0.5  # a slow poll is not a dead link
     needs_handshake = True
+    handshake_timeout = 4.0
 
     SETUP = (
         command(CMD_SAM_CONFIGURATION, bytes([0x01, 0x14, 0x00])),
@@ -154,15 +173,21 @@ class PN532Driver(Driver):
         self._parser = FrameParser()
         self._queue: list[bytes] = []
         self._pending: bytes | None = None
+        self._acked = False
         self._sent_at = 0.0
         self._next_poll = 0.0
         self._ready = False
+        self.valid_frames = 0
+        self.retries = 0
+        """Commands sent again after a missing ACK or response."""
+        self._present: set[str] = set()  # UIDs in the last answered poll
+        self._left: dict[str, float] = {}  # UID -> when it was first missing from a poll
 
     def on_open(self, now: float) -> bytes:
         self._parser.reset()
         self._queue = list(self.SETUP)
         self._ready = False
-        self._pending = None
+        self._pending, self._acked = None, False
         return WAKEUP
 
     def feed(self, data: bytes, now: float) -> list[Reading]:
@@ -171,12 +196,17 @@ class PN532Driver(Driver):
             if isinstance(fr, FrameError):
                 out.append(fr)
                 continue
-            if fr.kind != "data":
-                continue  # ACK/NACK: the answer (or a retry after the timeout) follows
+            self.valid_frames += 1
+            if fr.kind == "ack":
+                if self._pending is not None and not self._acked:
+                    self._acked, self._sent_at = True, now  # the response clock starts now
+                continue
+            if fr.kind == "nack":
+                continue  # the chip asks for the last response again; our timeout covers it
             if fr.tfi != CHIP_TFI or not fr.data:
                 out.append(FrameError("unexpected", f"PN532 frame with TFI {fr.tfi:02X}"))
                 continue
-            self._pending = None
+            self._pending, self._acked = None, False
             code = fr.data[0]
             if code == 0x7F:
                 out.append(FrameError("chip", "PN532 reported a syntax error frame"))
@@ -185,17 +215,36 @@ class PN532Driver(Driver):
                 out.append(Ready({"ic": f"PN5{fr.data[1]:02X}", "firmware": f"{fr.data[2]}.{fr.data[3]}"}))
             elif code == CMD_IN_LIST_PASSIVE_TARGET + 1:
                 try:
-                    out.extend(TagSeen(u) for u in parse_targets(fr.data))
+                    out.extend(TagSeen(u) for u in self._arrivals(parse_targets(fr.data), now))
                 except FrameError as e:
                     out.append(e)
         return out
 
+    def _arrivals(self, uids: list[str], now: float) -> list[str]:
+        """The UIDs of this poll that count as new reads (see :data:`ABSENT_MIN`)."""
+        seen = set(uids)
+        for gone in self._present - seen:
+            self._left.setdefault(gone, now)
+        new = [u for u in uids if u not in self._present
+               and (u not in self._left or now - self._left[u] >= ABSENT_MIN)]
+        for u in seen:
+            self._left.pop(u, None)
+        self._present = seen
+        if len(self._left) > 1024:  # bounded memory: forget tags long gone
+            self._left = {u: t for u, t in self._left.items() if now - t < ABSENT_MIN}
+        return new
+
     def poll(self, now: float) -> bytes:
+        abort = b""
         if self._pending is not None:
-            if now - self._sent_at < RESPONSE_TIMEOUT:
-                return b""
-            self._queue.insert(0, self._pending)  # no answer: send it again
-            self._pending = None
+            limit = RESPONSE_TIMEOUT if self._acked else ACK_TIMEOUT
+            if now - self._sent_at < limit:
+                return b""  # one command in flight
+            if self._acked:
+                abort = ACK  # the host's ACK aborts the command still running (6.2.1.3)
+            self.retries += 1
+            self._queue.insert(0, self._pending)
+            self._pending, self._acked = None, False
         if not self._queue and self._ready and now >= self._next_poll:
             self._queue.append(self.POLL)
             self._next_poll = now + POLL_INTERVAL
@@ -203,4 +252,4 @@ class PN532Driver(Driver):
             return b""
         self._pending = self._queue.pop(0)
         self._sent_at = now
-        return self._pending
+        return abort + self._pending

@@ -44,10 +44,16 @@ class Collected:
         return pred(self)
 
 
+FAST_BOOT = (0.05, 0.2)
+"""Bootloader time range (s) for tests that are not about the reset itself."""
+
+
 @contextmanager
 def rig(kind: str, lookup=lambda uid: None, **virtual_kw) -> Iterator[tuple[VirtualReader, BagReader, Collected]]:
-    """A virtual ``kind`` reader and a connected BagReader that follows it across replugs."""
+    """A virtual ``kind`` reader and a connected BagReader that follows it across replugs.
+    The board's bootloader is kept short (50-200 ms) unless a test asks for more."""
     got = Collected()
+    virtual_kw.setdefault("bootloader_s", FAST_BOOT)
     with VirtualReader(kind, **virtual_kw) as dev:
         reader = BagReader(make_driver(kind), lambda: dev.port or None, got.q.put_nowait, lookup).start()
         try:
@@ -64,3 +70,15 @@ import pytest  # noqa: E402
 def make_rig():
     """The :func:`rig` context manager, for tests."""
     return rig
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path, monkeypatch):
+    """Reader positions and the remembered port go to a folder of the test's own."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+@pytest.fixture
+def collector():
+    """The :class:`Collected` class: ``collector()`` is a fresh event collector."""
+    return Collected

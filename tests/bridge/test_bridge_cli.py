@@ -38,7 +38,7 @@ def test_listen_prints_one_json_object_per_event(tmp_path, capsys):
 
 def test_enroll_counts_progress_refuses_duplicates_and_saves(tmp_path, capsys):
     path = tmp_path / "tags.json"
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         for i, uid in enumerate(["04000001", "04000002", "04000001", "04000003"]):
             dev.schedule(0.4 + 0.15 * i, lambda u=uid: dev.draw(bytes.fromhex(u)))
         code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(path),
@@ -56,7 +56,7 @@ def test_enroll_takes_counts_from_an_edition_tiles_file(tmp_path, capsys):
     tiles = tmp_path / "tiles.json"
     tiles.write_text(json.dumps({"tiles": [{"code": "G1.P03", "count": {"fuchsia": 1, "purple": 1}},
                                            {"code": "ROCK", "count": {"fuchsia": 1}}]}))
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(tmp_path / "t.json"),
                     "--tiles", str(tiles), "--seconds", "0.5"])
     out = capsys.readouterr().out

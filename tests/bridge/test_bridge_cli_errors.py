@@ -65,7 +65,7 @@ def test_listen_with_nothing_plugged_in_says_it_is_waiting_on_stderr(tmp_path, c
 def test_listen_says_it_is_waiting_while_the_port_is_gone_and_stdout_stays_json(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(reader, "NOTICE_AFTER", 0.1)
     monkeypatch.setattr(reader, "NOTICE_EVERY", 0.2)
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         path = dev.port
         dev.schedule(0.4, dev.unplug)
         code = run(["rfid", "listen", "--port", path, "--registry", str(tmp_path / "t.json"), "--seconds", "1.5"])
@@ -86,7 +86,7 @@ def test_enroll_says_it_waits_for_the_reader_before_prompting(tmp_path, capsys, 
     assert "Scan a" not in out  # no prompt while there is no reader
     assert "(is it plugged in?)" in err
 
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(tmp_path / "t.json"),
                     "--seconds", "0.5", *EXPECT])
     out = capsys.readouterr().out
@@ -96,7 +96,7 @@ def test_enroll_says_it_waits_for_the_reader_before_prompting(tmp_path, capsys, 
 def test_enroll_refuses_an_unwritable_registry_at_start(tmp_path, capsys):
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(not_a_dir / "tags.json"),
                     "--seconds", "0.5", *EXPECT])
     out, err = capsys.readouterr()
@@ -111,7 +111,7 @@ def test_enroll_reports_a_failed_save_and_does_not_count_the_scan(tmp_path, caps
     def disk_full(*a):
         raise OSError(28, "No space left on device")
 
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         dev.schedule(0.4, lambda: dev.draw(bytes.fromhex("04000001")))
         monkeypatch.setattr("os.replace", disk_full)
         code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(path), "--seconds", "1.0", *EXPECT])
@@ -129,7 +129,7 @@ def test_enroll_reports_a_failed_save_and_does_not_count_the_scan(tmp_path, caps
      ("ROCK=1,ROCK=2", "lists ROCK twice"), ("G1.P03=1,P03.G1=1", "lists P03.G1 twice")],
 )
 def test_enroll_refuses_a_bad_expect(tmp_path, capsys, spec, message):
-    with VirtualReader("companion") as dev:
+    with VirtualReader("companion", bootloader_s=(0.05, 0.2)) as dev:
         code = run(["rfid", "enroll", "--port", dev.port, "--registry", str(tmp_path / "t.json"),
                     "--tiles", str(tmp_path / "missing.json"), "--expect", spec, "--seconds", "0.3"])
     out, err = capsys.readouterr()
