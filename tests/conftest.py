@@ -11,6 +11,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from companion.edition import load_edition  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests check behaviour, not speed: a per-example deadline only measures how loaded
+# the machine is (speed is measured by bench/), so it is off.
+settings.register_profile("project", deadline=None)
+settings.load_profile("project")
 
 
 @pytest.fixture(scope="session")
