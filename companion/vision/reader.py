@@ -17,6 +17,7 @@ import numpy as np
 
 from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
+from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings
@@ -190,6 +191,7 @@ class BoardReader:
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
         reg = self.tracker.register(frame)
+        check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
         lab, fix = self._prepare(bgr, reg, bgr, None)
