@@ -74,7 +74,7 @@ class FrameStats:
                 "off_profile": None if self.off_profile is None else round(self.off_profile, 4)}
 
 
-def _masks(geo: BoardGeometry, shape: tuple[int, int], ppm: float) -> tuple[np.ndarray, np.ndarray]:
+def _masks(geo: BoardGeometry, shape: tuple[int, int], ppm: float, reg) -> tuple[np.ndarray, np.ndarray]:
     """int32 (h, w) label of the space each pixel of the rectified view lies in (-1: none, the
     inner 80 % of each space only), and the bool (h, w) mask of the markers' white ring."""
     x0, y0, _, _ = geo.extent_mm(MARGIN_MM)
@@ -87,7 +87,8 @@ def _masks(geo: BoardGeometry, shape: tuple[int, int], ppm: float) -> tuple[np.n
         label[(gx - cx) ** 2 + (gy - cy) ** 2 <= r * r] = k
     ring = np.zeros((h, w), bool)
     for m in geo.markers:
-        d = np.maximum(np.abs(gx - m.center_mm[0]), np.abs(gy - m.center_mm[1]))
+        cx, cy = np.asarray(m.center_mm, np.float32) + reg.marker_offset(m.id)  # where it really sits
+        d = np.maximum(np.abs(gx - cx), np.abs(gy - cy))
         ring |= (d >= geo.marker_size_mm / 2 + 1.5) & (d <= geo.marker_size_mm / 2 + 6.0)
     return label, ring
 
@@ -102,7 +103,7 @@ def measure_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourPro
     view = rectify(frame, reg, geo, CHECK_PX_PER_MM)
     key = ("check-masks", view.shape[:2])
     if key not in reg.cache:
-        reg.cache[key] = _masks(geo, view.shape[:2], CHECK_PX_PER_MM)
+        reg.cache[key] = _masks(geo, view.shape[:2], CHECK_PX_PER_MM, reg)
     label, ring = reg.cache[key]
     if ("check-groups", view.shape[:2]) not in reg.cache:
         flat = label.ravel()

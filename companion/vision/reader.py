@@ -90,7 +90,7 @@ class BoardReader:
     def _maps(self, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
         """Cached float32 (N, 1) remap tables (x, y) for the space and white-reference sample points."""
         if "maps" not in reg.cache:
-            pts = np.vstack([self._space_pts, self._white_pts])
+            pts = np.vstack([self._space_pts, reg.shift_marker_points(self._white_pts, self._marker_ids)])
             px = reg.to_image(pts)
             # the cap points are raised: project them through the camera pose
             n = len(self._space_pts)

@@ -57,6 +57,35 @@ class Registration:
         out, _ = cv2.projectPoints(norm.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, dist)
         return out.reshape(-1, 2).astype(np.float32)
 
+    def marker_offset(self, marker_id: int) -> np.ndarray:
+        """float32 (2,) mm: where marker ``marker_id`` really sits relative to its documented place
+        (zero unless the grid refinement found it off)."""
+        return np.asarray(self.marker_offsets_mm.get(marker_id, (0.0, 0.0)), np.float32)
+
+    def shift_marker_points(self, pts_mm: np.ndarray, marker_ids: list[int]) -> np.ndarray:
+        """float32 (M * P, 2) points placed around each marker of ``marker_ids`` (P per marker, in
+        that order, board mm from the documented places) moved to where the markers really sit:
+        the white paper around a marker stuck 5 mm off is 5 mm off too."""
+        pts = np.asarray(pts_mm, np.float32)
+        if not self.marker_offsets_mm:
+            return pts
+        per = pts.reshape(len(marker_ids), -1, 2) + np.array([self.marker_offset(i) for i in marker_ids])[:, None, :]
+        return per.reshape(-1, 2).astype(np.float32)
+
+    def warnings(self) -> list[str]:
+        """Sentences about marker trouble the registration worked around: a duplicated marker
+        (the copy that fits the board was used), markers found off their place by the grid."""
+        out = []
+        for i in self.duplicates:
+            out.append(f"marker {i} is seen more than once (a spare sheet or a screen near the board?): "
+                       "the copy that fits the board is used; take the other one away")
+        from companion.vision.gridfit import describe_displaced
+
+        text = describe_displaced(self)
+        if text:
+            out.append(text)
+        return out
+
     def to_json(self) -> dict:
         return {
             "markers": sorted(self.markers_px),
@@ -64,6 +93,7 @@ class Registration:
             "reprojection_mm": round(float(self.reprojection_mm), 3),
             "duplicated_markers": list(self.duplicates),
             "marker_offsets_mm": {str(i): [round(float(v), 2) for v in d] for i, d in self.marker_offsets_mm.items()},
+            "warnings": self.warnings(),
             "homography": [[float(v) for v in row] for row in self.h],
         }
 
@@ -204,6 +234,12 @@ def compute_registration(
     return Registration(f.h, chosen, f.rms_px, image_size, intr, reprojection_mm=f.rms_mm, duplicates=dup)
 
 
+def _refine_on_grid(gray: np.ndarray, reg: Registration, geo: BoardGeometry) -> Registration:
+    from companion.vision.gridfit import refine_registration  # gridfit builds on this module
+
+    return refine_registration(gray, reg, geo)
+
+
 class BoardTracker:
     """Registration for a fixed camera, reused across frames while the board stays put.
 
@@ -211,16 +247,17 @@ class BoardTracker:
     ``"cached-partial"`` (some markers hidden, the rest agree) or ``"re-registered"`` (bumped).
     """
 
-    def __init__(self, geo: BoardGeometry, intrinsics: Intrinsics | None = None):
+    def __init__(self, geo: BoardGeometry, intrinsics: Intrinsics | None = None, refine_grid: bool = True):
         self.geo = geo
         self.intrinsics = intrinsics
         self.finder = MarkerFinder(geo)
         self._ids = {m.id for m in geo.markers}
         self.current: Registration | None = None
         self.last_event = ""
-        self.refine = None
-        """Optional ``(gray, Registration) -> Registration`` run on every new registration (the
-        grid refinement of :mod:`companion.vision.gridfit`)."""
+        self.refine = _refine_on_grid if refine_grid else None
+        """``(gray, Registration, BoardGeometry) -> Registration`` run on every new registration:
+        by default the grid refinement of :mod:`companion.vision.gridfit` (markers stuck a few mm
+        off their place); ``None`` keeps the marker homography as it is."""
 
     def detect(self, gray: np.ndarray, offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
         """Board markers in ``gray`` (uint8 (h, w)): id -> float32 (4, 2) corners in px."""
@@ -275,7 +312,7 @@ class BoardTracker:
             event = "registered" if self.current is None else "re-registered"
             reg = compute_registration(self.geo, {i: copies.get(i, [c]) for i, c in found.items()}, size, self.intrinsics)
             if self.refine is not None:
-                reg = self.refine(gray, reg)
+                reg = self.refine(gray, reg, self.geo)
             self.last_event, self.current = event, reg
             return self.current
         if self.current is not None and self.current.image_size == size and self._agrees(found):
