@@ -207,7 +207,7 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
                                                       f"is used, but take the other copy of marker {i} out of view"))
         from companion.vision.gridfit import describe_displaced
 
-        off = describe_displaced(reg)
+        off = describe_displaced(reg, geo)
         if off:
             advice.append(Advice("marker-off", off))
 

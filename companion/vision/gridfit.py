@@ -181,13 +181,38 @@ def refine_registration(gray: np.ndarray, reg: Registration, geo: BoardGeometry)
     return out
 
 
-def displaced_markers(reg: Registration, limit_mm: float = REPORT_OFFSET_MM) -> dict[int, float]:
-    """id -> distance (mm) of each marker the grid found more than ``limit_mm`` off its place."""
+def looks_like_lens_distortion(reg: Registration, geo: BoardGeometry) -> bool:
+    """True when, without intrinsics, the offsets found all point the same way along the board's
+    diagonals (all outward or all inward): the signature of an uncorrected wide-angle lens
+    bending the grid, not of four markers each stuck off in its own direction."""
+    if reg.intrinsics is not None or not reg.marker_offsets_mm:
+        return False
+    radial, total = [], []
+    for m in geo.markers:
+        d = np.asarray(reg.marker_offsets_mm.get(m.id, (0.0, 0.0)))
+        u = np.asarray(m.center_mm, np.float64)
+        u = u / (np.linalg.norm(u) or 1.0)
+        radial.append(float(d @ u))
+        total.append(float(np.linalg.norm(d)))
+    radial = np.array(radial)
+    return bool(np.all(radial > 0) or np.all(radial < 0)) and float(np.abs(radial).sum()) > 0.6 * float(sum(total))
+
+
+def displaced_markers(reg: Registration, limit_mm: float = REPORT_OFFSET_MM,
+                      geo: BoardGeometry | None = None) -> dict[int, float]:
+    """id -> distance (mm) of each marker the grid found more than ``limit_mm`` off its place;
+    empty when, without intrinsics, the pattern is that of lens distortion (``geo`` given)."""
+    if geo is not None and looks_like_lens_distortion(reg, geo):
+        return {}
     return {i: float(np.hypot(*d)) for i, d in reg.marker_offsets_mm.items() if np.hypot(*d) > limit_mm}
 
 
-def describe_displaced(reg: Registration) -> str:
-    """One sentence naming the displaced markers, or ``""``: "marker 2 looks 5 mm off its place"."""
+def describe_displaced(reg: Registration, geo: BoardGeometry | None = None) -> str:
+    """One sentence naming the displaced markers, or ``""``: "marker 2 looks 5 mm off its place".
+    With ``geo`` and no intrinsics, a lens-distortion pattern gets its own sentence."""
+    if geo is not None and looks_like_lens_distortion(reg, geo) and displaced_markers(reg):
+        return ("the printed grid bends away from the markers the way an uncorrected lens bends it: run "
+                "'calibrate camera' and pass --intrinsics (the reader follows the grid meanwhile)")
     off = displaced_markers(reg)
     if not off:
         return ""

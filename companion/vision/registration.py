@@ -72,16 +72,17 @@ class Registration:
         per = pts.reshape(len(marker_ids), -1, 2) + np.array([self.marker_offset(i) for i in marker_ids])[:, None, :]
         return per.reshape(-1, 2).astype(np.float32)
 
-    def warnings(self) -> list[str]:
+    def warnings(self, geo: BoardGeometry | None = None) -> list[str]:
         """Sentences about marker trouble the registration worked around: a duplicated marker
-        (the copy that fits the board was used), markers found off their place by the grid."""
+        (the copy that fits the board was used), markers found off their place by the grid
+        (with ``geo``, a lens-distortion pattern is told apart when there are no intrinsics)."""
         out = []
         for i in self.duplicates:
             out.append(f"marker {i} is seen more than once (a spare sheet or a screen near the board?): "
                        "the copy that fits the board is used; take the other one away")
         from companion.vision.gridfit import describe_displaced
 
-        text = describe_displaced(self)
+        text = describe_displaced(self, geo)
         if text:
             out.append(text)
         return out
