@@ -116,8 +116,10 @@ def _one_frame(spec: str):
 
 def _serve(args, geo, intr, reader, labels) -> int:
     import threading
+    import time
 
     from companion.table.sources import SourceError, open_camera
+    from web.server import DashboardServer
     from web.setup import CameraFeed, setup_app
 
     try:
@@ -131,17 +133,32 @@ def _serve(args, geo, intr, reader, labels) -> int:
 
     def pump():
         while not stop.is_set():
-            f = src.read(1.0)
+            try:
+                f = src.read(1.0)
+            except Exception as exc:  # noqa: BLE001 - a dying camera is reported, not silent
+                print(f"mycelium-companion camera check: camera error: {exc}", file=sys.stderr)
+                stop.wait(1.0)
+                continue
             if f is not None:
                 feed.offer(f.image)
-            elif getattr(src, "finished", False):
+            elif src.finished:
                 stop.wait(1.0)
 
-    threading.Thread(target=pump, name="camera-check", daemon=True).start()
-    print(f"setup page: http://{args.host}:{args.port}/setup  PIN {app.extensions['table_pin'].pin}  (Ctrl-C to stop)")
     try:
-        app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+        srv = DashboardServer(app, args.host, args.port).start()
+    except OSError as exc:
+        src.close()
+        print(f"mycelium-companion camera check: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    threading.Thread(target=pump, name="camera-check", daemon=True).start()
+    print(f"setup page: {srv.url.rstrip('/')}/setup   table PIN {srv.pin}   (Ctrl-C to stop)", flush=True)
+    try:
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
     finally:
         stop.set()
+        srv.shutdown()
         src.close()
     return 0
