@@ -178,6 +178,7 @@ def refine_registration(gray: np.ndarray, reg: Registration, geo: BoardGeometry)
     out = Registration(f.h, reg.markers_px, reg.reprojection_px, reg.image_size, reg.intrinsics,
                        reprojection_mm=reg.reprojection_mm, duplicates=reg.duplicates,
                        marker_offsets_mm={i: (float(off[i][0]), float(off[i][1])) for i in ids})
+    out.grid_note = describe_displaced(out, geo)
     return out
 
 

@@ -44,7 +44,8 @@ class Reading:
     def to_json(self) -> dict:
         reg = self.registration.to_json()
         return {"board": self.board, "confidence": self.confidence,
-                "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"]}}
+                "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"],
+                                 "warnings": reg["warnings"]}}
 
 
 def read_image(path: str | Path) -> np.ndarray:

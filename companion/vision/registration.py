@@ -34,7 +34,8 @@ class Registration:
     prediction, px; ``reprojection_mm``: the same on the board, mm.  ``intrinsics``: used to
     undistort, or ``None``.  ``duplicates``: marker ids seen more than once (the copies that fit
     the board were used).  ``marker_offsets_mm``: id -> (dx, dy) mm, how far each marker sits
-    from its documented place as found from the printed grid (empty when not refined).
+    from its documented place as found from the printed grid (empty when not refined); ``grid_note``: the sentence about them
+    (:func:`companion.vision.gridfit.describe_displaced`), empty when they are in place.
     """
 
     h: np.ndarray
@@ -46,6 +47,7 @@ class Registration:
     reprojection_mm: float = 0.0
     duplicates: tuple[int, ...] = ()
     marker_offsets_mm: dict[int, tuple[float, float]] = field(default_factory=dict)
+    grid_note: str = ""
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """float32 (n, 2) board mm -> (n, 2) camera px (distorted when intrinsics are set)."""
@@ -72,20 +74,12 @@ class Registration:
         per = pts.reshape(len(marker_ids), -1, 2) + np.array([self.marker_offset(i) for i in marker_ids])[:, None, :]
         return per.reshape(-1, 2).astype(np.float32)
 
-    def warnings(self, geo: BoardGeometry | None = None) -> list[str]:
+    def warnings(self) -> list[str]:
         """Sentences about marker trouble the registration worked around: a duplicated marker
-        (the copy that fits the board was used), markers found off their place by the grid
-        (with ``geo``, a lens-distortion pattern is told apart when there are no intrinsics)."""
-        out = []
-        for i in self.duplicates:
-            out.append(f"marker {i} is seen more than once (a spare sheet or a screen near the board?): "
-                       "the copy that fits the board is used; take the other one away")
-        from companion.vision.gridfit import describe_displaced
-
-        text = describe_displaced(self, geo)
-        if text:
-            out.append(text)
-        return out
+        (the copy that fits the board was used), markers found off their place by the grid."""
+        out = [f"marker {i} is seen more than once (a spare sheet or a screen near the board?): the copy that fits "
+               "the board is used; take the other one away" for i in self.duplicates]
+        return out + ([self.grid_note] if self.grid_note else [])
 
     def to_json(self) -> dict:
         return {

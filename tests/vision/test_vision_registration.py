@@ -138,6 +138,7 @@ def test_duplicate_marker_case_reads_right_through_read_board(capsys):
     result = json.loads(out)
     assert result["registration"]["reprojection_px"] < 2.0
     assert len(result["board"]["tiles"]) == 4  # the README of the case: 4 tiles on the board
+    assert result["registration"]["warnings"][0].startswith("marker 0 is seen more than once")
 
 
 def test_duplicate_marker_case_without_the_real_marker_is_refused_naming_it(tmp_path, capsys, geo):
