@@ -31,9 +31,9 @@ CHECK_PX_PER_MM = 0.35
 """Scale of the rectified view the checks look at (about 3 mm per pixel: 37,000 pixels, 10,000 of them inside the spaces)."""
 DARK_WHITE = 40.0
 """The markers' white paper below this (of 255, brightest channel) is a frame far too dark."""
-BRIGHT_CLIPPED = 0.5
+BRIGHT_CLIPPED = 0.3
 """A board whose surface is clipped white (all channels >= 250) over more than this fraction
-is far too bright; a glare spot clips far less and is handled per space."""
+is far too bright; a glare spot clips a few % on the bench and is handled per space."""
 MIN_CHROMA = 8.0
 """Colourfulness (95th percentile of max - min channel, 8-bit units, after white balance) of
 the board below which the frame has no usable colour; the plain empty board measures 25-40."""

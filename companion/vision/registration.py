@@ -6,6 +6,13 @@ all still there the cached homography and sample maps are reused, when they move
 was bumped) or vanished it runs a full detection and re-registers.  With fewer than 4 markers
 visible it keeps the last registration only if the visible ones agree with it, and otherwise
 raises :class:`BoardNotFoundError`: it never guesses a board.
+
+A marker seen twice (a spare printed sheet, a phone showing it) does not win by being found
+first: :func:`compute_registration` fits every combination of the copies and keeps the one that
+fits the board geometry, and refuses a fit whose corners miss by more than
+:data:`REPROJECTION_MAX_MM` with a :class:`RegistrationError` naming the duplicated or displaced
+marker.  Each new registration is then refined on the printed hex grid
+(:mod:`companion.vision.gridfit`), which finds markers stuck a few mm off their place.
 """
 
 from __future__ import annotations
