@@ -113,18 +113,28 @@ def measure_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourPro
     idx, cuts = reg.cache[("check-groups", view.shape[:2])]
     board = view.reshape(-1, 3)[idx].astype(np.float32)  # grouped by space
     white = np.median(view[ring].astype(np.float32), axis=0)
-    clipped = float(np.mean(board.min(axis=1) >= 250)) if len(board) else 0.0
-    balanced = board / np.maximum(white, 1.0) * 255.0
-    chroma = float(np.percentile(balanced.max(1) - balanced.min(1), 95)) if len(board) else 0.0
+    if not len(board):
+        return FrameStats(white, 0.0, 0.0, None)
+    # per-channel columns: reductions over a 3-wide last axis are slow in numpy
+    b, g, r = (np.ascontiguousarray(board[:, k]) for k in range(3))
+    clipped = float(np.count_nonzero((b >= 250) & (g >= 250) & (r >= 250))) / len(board)
+    wb, wg, wr = (255.0 / max(float(v), 1.0) for v in white)
+    bb, bg, br = b * wb, g * wg, r * wr
+    spread = np.maximum(np.maximum(bb, bg), br) - np.minimum(np.minimum(bb, bg), br)
+    k95 = int(0.95 * (len(spread) - 1))
+    chroma = float(np.partition(spread, k95)[k95])
     off = None
-    if profile is not None and len(board):
-        rgb = np.clip(board[:, ::-1] / np.maximum(white[::-1], 1.0) * 0.95, 0, 1).reshape(-1, 1, 3)
+    if profile is not None:
+        rgb = np.clip(np.stack([br, bg, bb], axis=1) * (0.95 / 255.0), 0, 1).reshape(-1, 1, 3)
         lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2Lab).reshape(-1, 3)
-        big = [profile.index(c) for c in SURFACES]
-        z = (lab[:, None, :] - profile.mean[big][None]) / profile.std[big][None]
-        near = (np.min(np.sum(z * z, axis=2), axis=1) <= OFF_PROFILE_SIGMA**2).astype(np.float32)
+        cols = [np.ascontiguousarray(lab[:, k]) for k in range(3)]
+        near = np.zeros(len(lab), bool)
+        for c in (profile.index(name) for name in SURFACES):
+            m, sd = profile.mean[c], profile.std[c]
+            d2 = ((cols[0] - m[0]) / sd[0]) ** 2 + ((cols[1] - m[1]) / sd[1]) ** 2 + ((cols[2] - m[2]) / sd[2]) ** 2
+            near |= d2 <= OFF_PROFILE_SIGMA**2
         starts = np.concatenate([[0], cuts])
-        share = np.add.reduceat(near, starts) / np.diff(np.concatenate([starts, [len(near)]]))
+        share = np.add.reduceat(near.astype(np.float32), starts) / np.diff(np.concatenate([starts, [len(near)]]))
         off = float(np.mean(share < OFF_SPACE_SHARE))
     return FrameStats(white, clipped, chroma, off)
 
