@@ -96,3 +96,20 @@ def test_a_marker_stuck_off_its_place_is_named(tmp_path, capsys, geo):
     Intrinsics(cam.k, cam.dist, HD, 0.0).save(k)
     _, advice = check(tmp_path, capsys, frame.image, "--intrinsics", str(k))
     assert advice["marker-off"].startswith("marker 3 looks 5 mm off its place")
+
+
+def test_camera_check_reads_a_live_source_and_says_when_it_cannot(tmp_path, capsys):
+    """``--camera`` with a folder source (the same code path as a webcam or the Pi camera)."""
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parent.parent / "data" / "cases"
+    folder = tmp_path / "cam"
+    folder.mkdir()
+    (folder / "f00.jpg").write_bytes((cases / "dup_marker_frame.jpg").read_bytes())
+    code = companion_main(["camera", "check", "--camera", str(folder), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["markers"]["duplicated"] == [0]
+    assert {"marker-duplicated", "lower"} <= {a["code"] for a in report["advice"]}
+
+    code = companion_main(["camera", "check", "--camera", str(tmp_path / "nothing-here")])
+    assert code == 2 and "cannot open camera" in capsys.readouterr().err
