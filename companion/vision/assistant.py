@@ -33,7 +33,8 @@ from companion.vision.check import check_frame
 from companion.vision.errors import FrameQualityError, RegistrationError, VisionError
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board
 from companion.vision.markers import MarkerFinder
-from companion.vision.registration import BoardTracker, Registration, compute_registration
+from companion.vision.gridfit import describe_displaced, refine_registration
+from companion.vision.registration import Registration, compute_registration
 
 MIN_PX_PER_HEX_SIDE = 35.0
 """The reader's minimum resolution: pixels per hex side at the farthest space
@@ -191,7 +192,7 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     reg = None
     if not rep.missing:
         try:
-            reg = BoardTracker(geo, intrinsics).refine(gray, compute_registration(geo, copies, (wid, hgt), intrinsics), geo)
+            reg = refine_registration(gray, compute_registration(geo, copies, (wid, hgt), intrinsics), geo)
         except RegistrationError as exc:
             rep.registration_error = str(exc)
             advice.append(Advice("marker-duplicated" if exc.duplicated else "marker-off", str(exc)))
@@ -205,8 +206,6 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
             rep.extra_copies += [(i, c) for c in copies[i] if not np.allclose(c, used)]
             advice.append(Advice("marker-duplicated", f"marker {i} is seen more than once: the copy that fits the board "
                                                       f"is used, but take the other copy of marker {i} out of view"))
-        from companion.vision.gridfit import describe_displaced
-
         off = describe_displaced(reg, geo)
         if off:
             advice.append(Advice("marker-off", off))
@@ -289,7 +288,7 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     # after calibration: the reader's confidence in every space
     if reader is not None:
         try:
-            reader.tracker.current = reg
+            reader.tracker.current = reg  # read on the registration just made, not a second one
             reading = reader.read(frame)
             rep.confidence = {name(h): round(float(r.confidence), 3) for h, r in reading.spaces.items()}
             low = sorted(k for k, v in rep.confidence.items() if v < LOW_CONFIDENCE)

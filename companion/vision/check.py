@@ -50,10 +50,12 @@ OFF_SPACE_SHARE = 0.25
 OFF_PROFILE_FRACTION = 0.45
 """More than this fraction of the spaces off profile: the frame's colours as a whole are not
 the calibrated ones.  Trees, substrates, spores and rocks cover at most a quarter of the spaces.
-On the bench (``bench/frame_check.py``) normal frames measure 0-0.30 (hard light and boards full
-of tiles included); frames with the red and blue channels swapped 0.39-0.98 (most above 0.6),
-hues turned by 60 degrees 0.07-1.0: a coarse check that catches a camera whose colour
-processing changed wholesale, not a subtle drift (the per-space confidences show that)."""
+``bench/frame_check.py`` (16 frames, standard and hard light, 10-50 tiles, built-in profile):
+normal frames 0.07-0.21; red and blue swapped 0.26-0.89 (11 of 16 refused); hues turned by
++60 degrees 0.33-0.87 (12 of 16), by -60 degrees 0.90-0.98 (all).  The independent renderer's
+photos with their own calibrated profiles: 0.02-0.08, swapped 0.72-0.98.  A coarse check that
+catches a camera whose colour processing changed wholesale, not a subtle drift (the per-space
+confidences show that)."""
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 from vision_frames import SIZE, mild, normalised, shoot
 
 from companion.cli import main as companion_main
-from companion.sim.render import Conditions, random_conditions, render
+from companion.sim.render import random_conditions, render
 from companion.sim.render_scene import random_board
 from companion.vision.check import check_frame
 from companion.vision.errors import FrameQualityError, UnreadableImageError

@@ -4,8 +4,6 @@ headless Chromium) a page that unlocks and refreshes by itself."""
 from __future__ import annotations
 
 import os
-import shutil
-import time
 from pathlib import Path
 
 import numpy as np
