@@ -53,7 +53,7 @@ the calibrated ones.  Trees, substrates, spores and rocks cover at most a quarte
 ``bench/frame_check.py`` (16 frames, standard and hard light, 10-50 tiles, built-in profile):
 normal frames 0.07-0.21; red and blue swapped 0.26-0.89 (11 of 16 refused); hues turned by
 +60 degrees 0.33-0.87 (12 of 16), by -60 degrees 0.90-0.98 (all).  The independent renderer's
-photos with their own calibrated profiles: 0.02-0.08, swapped 0.72-0.98.  A coarse check that
+photos with their own calibrated profiles: 0-0.03, swapped 0.69-0.98.  A coarse check that
 catches a camera whose colour processing changed wholesale, not a subtle drift (the per-space
 confidences show that)."""
 
