@@ -8,8 +8,10 @@
   reader's minimum :data:`MIN_PX_PER_HEX_SIDE` (``hardware/camera.md``), giving "lower the
   camera" when the far side is too small, "raise the camera" when markers touch the frame's
   edge, "turn it" when the near side is much larger than the far side (a tilted camera);
-- focus: the variance of the Laplacian of the (lightly denoised) grey frame in each ninth of
-  the board, "soft" below :data:`FOCUS_MIN`, with where;
+- focus: in each ninth of the board, the variance of the Laplacian of the (lightly denoised)
+  grey frame and, on its edges, the Laplacian's energy over the gradient's (about 1 / blur
+  width squared, whatever the contrast); "soft" when either is low (:data:`FOCUS_MIN`,
+  :data:`FOCUS_EDGE_RATIO`), with where;
 - exposure: the share of clipped pixels in every space (a heat map), "move the lamp" when a
   space is clipped enough to be unreadable, and the whole-frame checks of
   :mod:`companion.vision.check` (too dark, too bright, no colour, colour cast);
@@ -44,10 +46,15 @@ EDGE_MARGIN = 0.02
 TILT_RATIO = 1.3
 """Pixels per hex side at the nearest space over the farthest beyond which the camera is
 called tilted (a 15 degree tilt gives about 1.15 with the Camera Module 3 at 700 mm)."""
-FOCUS_MIN = 15.0
+FOCUS_MIN = 5.0
 """Variance of the Laplacian (grey levels squared, after a 0.8 px Gaussian that takes the
-sensor noise out) below which an area of the board is soft; on the bench a sharp frame
-measures 50-80, a lens 1.5 px out of focus about 10."""
+sensor noise out) below which an area of the board is soft.  It grows with what is on the
+board: on the bench sharp frames measure 20 (empty board) to 110 (full), frames blurred by
+1.5 px 3-18, by 2.5 px 1-8; hence also :data:`FOCUS_EDGE_RATIO`."""
+FOCUS_EDGE_RATIO = 0.006
+"""Mean squared Laplacian over mean squared gradient on the board's edges (pixels within 2 px
+of a gradient above 30 % of the strongest) below which an area is soft: 0.013-0.018 sharp,
+0.007-0.015 at 0.8 px blur, 0.003-0.009 at 1.5 px, 0.001-0.004 at 2.5 px on the bench."""
 CLIP_LEVEL = 250
 """A pixel with every channel at or above this is clipped."""
 CLIP_SPACE = 0.2
@@ -80,6 +87,7 @@ class SetupReport:
     px_per_side_far: float | None = None
     focus: float | None = None
     focus_by_area: dict[str, float] = field(default_factory=dict)
+    edge_ratio_by_area: dict[str, float] = field(default_factory=dict)
     soft_areas: list[str] = field(default_factory=list)
     clipped_by_space: dict[str, float] = field(default_factory=dict)
     confidence: dict[str, float] | None = None
@@ -104,7 +112,8 @@ class SetupReport:
             "px_per_hex_side": {"nearest": r(self.px_per_side_near), "farthest": r(self.px_per_side_far),
                                 "minimum": MIN_PX_PER_HEX_SIDE},
             "focus": {"laplacian_variance": r(self.focus), "by_area": {k: r(v) for k, v in self.focus_by_area.items()},
-                      "soft": self.soft_areas, "minimum": FOCUS_MIN},
+                      "edge_ratio_by_area": {k: round(v, 4) for k, v in self.edge_ratio_by_area.items()},
+                      "soft": self.soft_areas, "minimum": FOCUS_MIN, "edge_ratio_minimum": FOCUS_EDGE_RATIO},
             "glare": {"unreadable_spaces": self.unreadable_spaces(),
                       "clipped_by_space": {k: round(v, 3) for k, v in self.clipped_by_space.items() if v > 0}},
             "confidence": self.confidence,
@@ -256,6 +265,13 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     s2 = np.bincount(flat, weights=lv * lv, minlength=len(n))
     inside = flat > 0
     rep.focus = float(lv[inside].var()) if inside.any() else None
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    grad2 = (gx * gx + gy * gy).ravel().astype(np.float64)
+    strong = float(np.percentile(np.sqrt(grad2[inside]), 99.5)) if inside.any() else 0.0
+    edges = cv2.dilate((grad2.reshape(hgt, wid) > (0.3 * strong) ** 2).astype(np.uint8), np.ones((5, 5), np.uint8))
+    e = edges.ravel().astype(np.float64)
+    e_lap = np.bincount(flat, weights=e * lv * lv, minlength=len(n))
+    e_grad = np.bincount(flat, weights=e * grad2, minlength=len(n))
     areas: dict[str, list[int]] = {}
     for k, h in enumerate(geo.spaces):
         areas.setdefault(_area_of(geo, h, bounds), []).append(k + 1)
@@ -264,13 +280,14 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         ks = areas[a]
         cnt, t1, t2 = n[ks].sum(), s1[ks].sum(), s2[ks].sum()
         rep.focus_by_area[a] = float(t2 / cnt - (t1 / cnt) ** 2) if cnt else 0.0
-    rep.soft_areas = [a for a in order if rep.focus_by_area[a] < FOCUS_MIN]
+        rep.edge_ratio_by_area[a] = float(e_lap[ks].sum() / e_grad[ks].sum()) if e_grad[ks].sum() > 0 else 0.0
+    rep.soft_areas = [a for a in order if rep.focus_by_area[a] < FOCUS_MIN or rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO]
     if rep.soft_areas:
         whole = len(rep.soft_areas) >= len(order) - 1
         advice.append(Advice("focus", ("the whole board is out of focus" if whole else
                                        f"the board is soft at the {_where(rep.soft_areas)}")
                              + f" (variance of the Laplacian {min(rep.focus_by_area[a] for a in rep.soft_areas):.0f}, "
-                               f"sharp is above {FOCUS_MIN:.0f}): "
+                               f"edge ratio {min(rep.edge_ratio_by_area[a] for a in rep.soft_areas):.3f}): "
                              + ("focus the lens on the board" if whole else
                                 "focus on the board's centre, or turn the camera to look straight down")))
 
@@ -391,7 +408,8 @@ def annotate(frame: np.ndarray, rep: SetupReport, geo: BoardGeometry | None = No
         lines.append(f"px per hex side: nearest {rep.px_per_side_near:.0f}, farthest {rep.px_per_side_far:.0f} "
                      f"(min {MIN_PX_PER_HEX_SIDE:.0f})")
     if rep.focus is not None:
-        lines.append(f"focus (Laplacian variance): {rep.focus:.0f} (sharp > {FOCUS_MIN:.0f})")
+        lines.append(f"focus (Laplacian variance): {rep.focus:.0f}"
+                     + (f", soft: {', '.join(rep.soft_areas)}" if rep.soft_areas else ", sharp"))
     if rep.clipped_by_space:
         lines.append(f"spaces clipped by glare: {len(rep.unreadable_spaces())}")
     if rep.confidence is not None:

@@ -113,3 +113,19 @@ def test_camera_check_reads_a_live_source_and_says_when_it_cannot(tmp_path, caps
 
     code = companion_main(["camera", "check", "--camera", str(tmp_path / "nothing-here")])
     assert code == 2 and "cannot open camera" in capsys.readouterr().err
+
+
+def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
+    from companion.vision.assistant import assess
+
+    cond = mild()
+    frame = shoot(geo, cond).image
+    soft = frame.copy()
+    soft[:, :800] = cv2.GaussianBlur(frame, (0, 0), 3.0)[:, :800]  # a lens focused on the right
+    rep = assess(soft, geo)
+    assert "left" in rep.soft_areas and not {"centre", "right", "top right", "bottom right"} & set(rep.soft_areas)
+    assert any(a.code == "focus" and "soft at the" in a.text for a in rep.advice)
+
+    empty = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
+    bare = render(empty, geo, cond, np.random.default_rng(0), size=HD, camera=make_camera(geo, cond, HD)).image
+    assert assess(bare, geo).soft_areas == []
