@@ -39,7 +39,10 @@
     const px = doc.px_per_hex_side;
     const parts = [`markers found: ${doc.markers.found.join(", ") || "none"}`];
     if (px.farthest !== null) parts.push(`px per hex side: nearest ${px.nearest}, farthest ${px.farthest} (minimum ${px.minimum})`);
-    if (doc.focus.laplacian_variance !== null) parts.push(`focus: ${doc.focus.laplacian_variance} (sharp above ${doc.focus.minimum})`);
+    if (doc.focus.laplacian_variance !== null) {
+      parts.push(`focus (variance of the Laplacian): ${doc.focus.laplacian_variance}, ` +
+                 (doc.focus.soft.length ? `soft at the ${doc.focus.soft.join(", ")}` : "sharp"));
+    }
     figures.textContent = parts.join(" · ");
     body.dataset.rendered = "1";
   }
