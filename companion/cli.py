@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     import companion.vision.cli
     companion.vision.cli.register(sub)
+    import companion.vision.camera_cli
+    companion.vision.camera_cli.register(sub)
 
     import firmware_bridge.cli
     firmware_bridge.cli.register(sub)

@@ -53,6 +53,8 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
     from web import api, pages
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    from web.setup import bp as setup_bp  # the camera setup page
+    app.register_blueprint(setup_bp)
     api.register_error_handlers(app)
     return app
 

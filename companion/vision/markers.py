@@ -55,6 +55,19 @@ class MarkerFinder:
                 out[int(i)] = c.reshape(4, 2).astype(np.float32) + np.float32(offset)
         return out
 
+    def detect_all(self, gray: np.ndarray, offset: tuple[int, int] = (0, 0)) -> dict[int, list[np.ndarray]]:
+        """Every copy of each board marker in ``gray`` (uint8 (h, w)): id -> list of float32
+        (4, 2) corners in px.  A spare printed sheet or a phone showing a marker gives a second
+        copy; registration picks the copies that fit the board (see ``registration``)."""
+        corners, ids, _ = self._detector.detectMarkers(gray)
+        out: dict[int, list[np.ndarray]] = {}
+        if ids is None:
+            return out
+        for c, i in zip(corners, ids.ravel()):
+            if int(i) in self.ids:
+                out.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float32) + np.float32(offset))
+        return out
+
     def predict(self, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """float32 (4, 2) predicted px corners of each missing marker from >= 2 found ones.
 

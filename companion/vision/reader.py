@@ -17,6 +17,7 @@ import numpy as np
 
 from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
+from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings
@@ -43,7 +44,8 @@ class Reading:
     def to_json(self) -> dict:
         reg = self.registration.to_json()
         return {"board": self.board, "confidence": self.confidence,
-                "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"]}}
+                "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"],
+                                 "warnings": reg["warnings"]}}
 
 
 def read_image(path: str | Path) -> np.ndarray:
@@ -89,7 +91,7 @@ class BoardReader:
     def _maps(self, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
         """Cached float32 (N, 1) remap tables (x, y) for the space and white-reference sample points."""
         if "maps" not in reg.cache:
-            pts = np.vstack([self._space_pts, self._white_pts])
+            pts = np.vstack([self._space_pts, reg.shift_marker_points(self._white_pts, self._marker_ids)])
             px = reg.to_image(pts)
             # the cap points are raised: project them through the camera pose
             n = len(self._space_pts)
@@ -190,6 +192,7 @@ class BoardReader:
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
         reg = self.tracker.register(frame)
+        check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
         lab, fix = self._prepare(bgr, reg, bgr, None)

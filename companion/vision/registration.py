@@ -6,17 +6,25 @@ all still there the cached homography and sample maps are reused, when they move
 was bumped) or vanished it runs a full detection and re-registers.  With fewer than 4 markers
 visible it keeps the last registration only if the visible ones agree with it, and otherwise
 raises :class:`BoardNotFoundError`: it never guesses a board.
+
+A marker seen twice (a spare printed sheet, a phone showing it) does not win by being found
+first: :func:`compute_registration` fits every combination of the copies and keeps the one that
+fits the board geometry, and refuses a fit whose corners miss by more than
+:data:`REPROJECTION_MAX_MM` with a :class:`RegistrationError` naming the duplicated or displaced
+marker.  Each new registration is then refined on the printed hex grid
+(:mod:`companion.vision.gridfit`), which finds markers stuck a few mm off their place.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from calibration.intrinsics import Intrinsics
-from companion.vision.errors import BoardNotFoundError
+from companion.vision.errors import BoardNotFoundError, RegistrationError
 from companion.vision.geometry import BoardGeometry
 from companion.vision.markers import MarkerFinder
 
@@ -30,7 +38,11 @@ class Registration:
 
     ``markers_px``: id -> float32 (4, 2) corners as detected (distorted px).
     ``reprojection_px``: RMS distance between the detected corners and the homography's
-    prediction, px.  ``intrinsics``: used to undistort, or ``None``.
+    prediction, px; ``reprojection_mm``: the same on the board, mm.  ``intrinsics``: used to
+    undistort, or ``None``.  ``duplicates``: marker ids seen more than once (the copies that fit
+    the board were used).  ``marker_offsets_mm``: id -> (dx, dy) mm, how far each marker sits
+    from its documented place as found from the printed grid (empty when not refined); ``grid_note``: the sentence about them
+    (:func:`companion.vision.gridfit.describe_displaced`), empty when they are in place.
     """
 
     h: np.ndarray
@@ -39,6 +51,10 @@ class Registration:
     image_size: tuple[int, int]
     intrinsics: Intrinsics | None = None
     cache: dict = field(default_factory=dict, repr=False)
+    reprojection_mm: float = 0.0
+    duplicates: tuple[int, ...] = ()
+    marker_offsets_mm: dict[int, tuple[float, float]] = field(default_factory=dict)
+    grid_note: str = ""
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """float32 (n, 2) board mm -> (n, 2) camera px (distorted when intrinsics are set)."""
@@ -50,10 +66,36 @@ class Registration:
         out, _ = cv2.projectPoints(norm.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, dist)
         return out.reshape(-1, 2).astype(np.float32)
 
+    def marker_offset(self, marker_id: int) -> np.ndarray:
+        """float32 (2,) mm: where marker ``marker_id`` really sits relative to its documented place
+        (zero unless the grid refinement found it off)."""
+        return np.asarray(self.marker_offsets_mm.get(marker_id, (0.0, 0.0)), np.float32)
+
+    def shift_marker_points(self, pts_mm: np.ndarray, marker_ids: list[int]) -> np.ndarray:
+        """float32 (M * P, 2) points placed around each marker of ``marker_ids`` (P per marker, in
+        that order, board mm from the documented places) moved to where the markers really sit:
+        the white paper around a marker stuck 5 mm off is 5 mm off too."""
+        pts = np.asarray(pts_mm, np.float32)
+        if not self.marker_offsets_mm:
+            return pts
+        per = pts.reshape(len(marker_ids), -1, 2) + np.array([self.marker_offset(i) for i in marker_ids])[:, None, :]
+        return per.reshape(-1, 2).astype(np.float32)
+
+    def warnings(self) -> list[str]:
+        """Sentences about marker trouble the registration worked around: a duplicated marker
+        (the copy that fits the board was used), markers found off their place by the grid."""
+        out = [f"marker {i} is seen more than once (a spare sheet or a screen near the board?): the copy that fits "
+               "the board is used; take the other one away" for i in self.duplicates]
+        return out + ([self.grid_note] if self.grid_note else [])
+
     def to_json(self) -> dict:
         return {
             "markers": sorted(self.markers_px),
             "reprojection_px": round(float(self.reprojection_px), 3),
+            "reprojection_mm": round(float(self.reprojection_mm), 3),
+            "duplicated_markers": list(self.duplicates),
+            "marker_offsets_mm": {str(i): [round(float(v), 2) for v in d] for i, d in self.marker_offsets_mm.items()},
+            "warnings": self.warnings(),
             "homography": [[float(v) for v in row] for row in self.h],
         }
 
@@ -65,24 +107,139 @@ def _undistort(pts: np.ndarray, intr: Intrinsics | None) -> np.ndarray:
     return cv2.undistortPoints(pts.reshape(-1, 1, 2).astype(np.float64), k, intr.dist, P=k).reshape(-1, 2)
 
 
+REPROJECTION_MAX_MM = 3.0
+"""Largest RMS distance (mm on the board) between the detected marker corners and where the
+fitted homography puts them before a registration is refused.  Correct markers fit to 0.2-0.6 mm
+with intrinsics and to about 1.3 mm without them under a strong uncorrected lens distortion
+(measured on the synthetic bench); a stray copy of a marker or one stuck a marker-width off
+fits far worse (the duplicate-marker case: 20 mm)."""
+
+MAX_COPIES = 4
+"""Copies of one marker id considered (the first ones detected); more is not a table."""
+
+
+@dataclass
+class MarkerFit:
+    """Homography ``h`` fitted to some markers.  ``rms_px`` / ``rms_mm``: RMS corner residual in
+    px and in board mm; ``off_mm``: id -> mean corner distance (mm) of that marker from the fit."""
+
+    h: np.ndarray
+    rms_px: float
+    rms_mm: float
+    off_mm: dict[int, float]
+
+
+def fit_markers(geo: BoardGeometry, chosen: dict[int, np.ndarray], intr: Intrinsics | None = None,
+                ids: list[int] | None = None, offsets_mm: dict[int, np.ndarray] | None = None) -> MarkerFit | None:
+    """Homography board mm -> undistorted px from the corners of the markers ``ids`` (default:
+    all of ``chosen``), each assumed at its documented place plus ``offsets_mm`` (id -> (2,) mm);
+    residuals are measured for every marker in ``chosen``.  ``None`` when degenerate."""
+    ids = sorted(chosen) if ids is None else sorted(ids)
+    offsets_mm = offsets_mm or {}
+
+    def mm(i: int) -> np.ndarray:
+        return geo.marker_corners_mm(i).astype(np.float64) + np.asarray(offsets_mm.get(i, (0.0, 0.0)), np.float64)
+
+    src = np.vstack([mm(i) for i in ids])
+    dst = _undistort(np.vstack([chosen[i] for i in ids]), intr)
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None or not np.all(np.isfinite(h)) or abs(np.linalg.det(h)) < 1e-12:
+        return None
+    pred = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
+    rms_px = float(np.sqrt(np.mean(np.sum((pred - dst) ** 2, axis=1))))
+    hinv = np.linalg.inv(h)
+    off, sq = {}, []
+    for i in sorted(chosen):
+        back = cv2.perspectiveTransform(_undistort(chosen[i], intr).reshape(-1, 1, 2), hinv).reshape(-1, 2)
+        d = np.linalg.norm(back - mm(i), axis=1)
+        off[i] = float(d.mean())
+        if i in ids:
+            sq.extend(d**2)
+    return MarkerFit(h, rms_px, float(np.sqrt(np.mean(sq))), off)
+
+
+def _copies(found: dict[int, np.ndarray | list[np.ndarray]]) -> dict[int, list[np.ndarray]]:
+    return {i: (list(c) if isinstance(c, (list, tuple)) else [c])[:MAX_COPIES] for i, c in found.items()}
+
+
+def _refusal(geo: BoardGeometry, copies: dict[int, list[np.ndarray]], best: MarkerFit | None,
+             intr: Intrinsics | None) -> RegistrationError:
+    """The sentence for markers that do not fit the board: which is duplicated, which is off."""
+    dup = tuple(sorted(i for i, c in copies.items() if len(c) > 1))
+    # the three markers that fit best tell where the fourth should be
+    three = None
+    for combo in itertools.product(*(range(len(copies[i])) for i in sorted(copies))):
+        chosen = {i: copies[i][k] for i, k in zip(sorted(copies), combo)}
+        for left in sorted(chosen):
+            f = fit_markers(geo, chosen, intr, ids=[i for i in chosen if i != left])
+            if f is not None and (three is None or f.rms_mm < three[0].rms_mm):
+                three = (f, left)
+    off = {}
+    rms = best.rms_mm if best is not None else float("inf")
+    head = (f"the corner markers do not fit the board geometry (residual {rms:.0f} mm RMS, "
+            f"at most {REPROJECTION_MAX_MM:.0f} mm allowed)")
+    if three is not None and three[0].rms_mm <= REPROJECTION_MAX_MM:
+        f, left = three
+        off[left] = f.off_mm[left]
+        others = ", ".join(str(i) for i in sorted(copies) if i != left)
+        where = f"marker {left} is {f.off_mm[left]:.0f} mm from where markers {others} put it"
+    else:
+        where = ""
+    if dup:
+        names = ", ".join(f"marker {i}" for i in dup)
+        verb = "is" if len(dup) == 1 else "are"
+        msg = (f"{names} {verb} seen more than once (a spare marker sheet or a screen showing it near the board?) "
+               f"and no choice of the copies fits the board: {head}"
+               + (f"; {where}" if where else "")
+               + f"; take the extra copy of {names} out of view, and check the one on the board is not covered")
+    else:
+        msg = (f"{head}" + (f": {where}; if that is a spare copy of marker {left} take it away, otherwise stick "
+                            f"marker {left} back at its printed place" if where else
+                            ": check that all four markers are stuck at their printed places")
+               + " (see hardware/camera.md)")
+    return RegistrationError(msg, dup, off)
+
+
 def compute_registration(
-    geo: BoardGeometry, found: dict[int, np.ndarray], image_size: tuple[int, int], intr: Intrinsics | None = None
+    geo: BoardGeometry, found: dict[int, np.ndarray | list[np.ndarray]], image_size: tuple[int, int],
+    intr: Intrinsics | None = None,
 ) -> Registration:
-    """Homography from all four markers' corners (16 points); raise if any is missing."""
-    missing = sorted(m.id for m in geo.markers if m.id not in found)
+    """Homography from all four markers' corners (16 points).
+
+    ``found``: id -> float32 (4, 2) corners in px, or a list of such when a marker was seen more
+    than once.  Every combination of copies is fitted and the one with the smallest residual
+    kept; ``Registration.duplicates`` names the ids seen more than once.  Raises
+    :class:`BoardNotFoundError` when a marker is missing and :class:`RegistrationError` (which
+    names the duplicated or displaced marker) when the best fit is off by more than
+    :data:`REPROJECTION_MAX_MM`.
+    """
+    copies = _copies(found)
+    missing = sorted(m.id for m in geo.markers if m.id not in copies)
     if missing:
         raise BoardNotFoundError(
-            f"board markers {missing} not found ({len(found)} of {len(geo.markers)} visible): "
+            f"board markers {missing} not found ({len(copies)} of {len(geo.markers)} visible): "
             "make sure all four corner markers are in view and not covered"
         )
-    src = np.vstack([geo.marker_corners_mm(i) for i in sorted(found)]).astype(np.float64)
-    dst = _undistort(np.vstack([found[i] for i in sorted(found)]), intr)
-    h, _ = cv2.findHomography(src, dst, 0)
-    if h is None:
+    ids = sorted(copies)
+    best: tuple[MarkerFit, dict[int, np.ndarray]] | None = None
+    for combo in itertools.product(*(range(len(copies[i])) for i in ids)):
+        chosen = {i: copies[i][k] for i, k in zip(ids, combo)}
+        f = fit_markers(geo, chosen, intr)
+        if f is not None and (best is None or f.rms_mm < best[0].rms_mm):
+            best = (f, chosen)
+    if best is None:
         raise BoardNotFoundError("board markers are degenerate (all in a line?): cannot register the board")
-    pred = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
-    rms = float(np.sqrt(np.mean(np.sum((pred - dst) ** 2, axis=1))))
-    return Registration(h, {i: found[i] for i in sorted(found)}, rms, image_size, intr)
+    if best[0].rms_mm > REPROJECTION_MAX_MM:
+        raise _refusal(geo, copies, best[0], intr)
+    f, chosen = best
+    dup = tuple(i for i in ids if len(copies[i]) > 1)
+    return Registration(f.h, chosen, f.rms_px, image_size, intr, reprojection_mm=f.rms_mm, duplicates=dup)
+
+
+def _refine_on_grid(gray: np.ndarray, reg: Registration, geo: BoardGeometry) -> Registration:
+    from companion.vision.gridfit import refine_registration  # gridfit builds on this module
+
+    return refine_registration(gray, reg, geo)
 
 
 class BoardTracker:
@@ -92,13 +249,17 @@ class BoardTracker:
     ``"cached-partial"`` (some markers hidden, the rest agree) or ``"re-registered"`` (bumped).
     """
 
-    def __init__(self, geo: BoardGeometry, intrinsics: Intrinsics | None = None):
+    def __init__(self, geo: BoardGeometry, intrinsics: Intrinsics | None = None, refine_grid: bool = True):
         self.geo = geo
         self.intrinsics = intrinsics
         self.finder = MarkerFinder(geo)
         self._ids = {m.id for m in geo.markers}
         self.current: Registration | None = None
         self.last_event = ""
+        self.refine = _refine_on_grid if refine_grid else None
+        """``(gray, Registration, BoardGeometry) -> Registration`` run on every new registration:
+        by default the grid refinement of :mod:`companion.vision.gridfit` (markers stuck a few mm
+        off their place); ``None`` keeps the marker homography as it is."""
 
     def detect(self, gray: np.ndarray, offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
         """Board markers in ``gray`` (uint8 (h, w)): id -> float32 (4, 2) corners in px."""
@@ -120,6 +281,13 @@ class BoardTracker:
                 out[i] = found[i]
         return out
 
+    def _likeliest(self, marker_id: int, copies: list[np.ndarray]) -> np.ndarray:
+        """Of several copies of one marker, the one nearest where the last registration had it."""
+        if len(copies) == 1 or self.current is None or marker_id not in self.current.markers_px:
+            return copies[0]
+        last = self.current.markers_px[marker_id]
+        return min(copies, key=lambda c: float(np.max(np.linalg.norm(c - last, axis=1))))
+
     def _agrees(self, found: dict[int, np.ndarray]) -> bool:
         return bool(found) and all(
             i in self.current.markers_px and float(np.max(np.linalg.norm(c - self.current.markers_px[i], axis=1))) <= AGREE_PX
@@ -135,15 +303,19 @@ class BoardTracker:
                 self.last_event = "cached"
                 return self.current
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        found = self.detect(gray)
+        copies = self.finder.detect_all(gray)
+        found = {i: self._likeliest(i, c) for i, c in copies.items()}
         if 2 <= len(found) < len(self._ids):
             found = self.finder.find_missing(gray, found)
         if len(found) == len(self._ids):
             if self.current is not None and self.current.image_size == size and self._agrees(found):
                 self.last_event = "cached"
                 return self.current
-            self.last_event = "registered" if self.current is None else "re-registered"
-            self.current = compute_registration(self.geo, found, size, self.intrinsics)
+            event = "registered" if self.current is None else "re-registered"
+            reg = compute_registration(self.geo, {i: copies.get(i, [c]) for i, c in found.items()}, size, self.intrinsics)
+            if self.refine is not None:
+                reg = self.refine(gray, reg, self.geo)
+            self.last_event, self.current = event, reg
             return self.current
         if self.current is not None and self.current.image_size == size and self._agrees(found):
             self.last_event = "cached-partial"

@@ -110,3 +110,66 @@ def test_rectified_image_puts_the_markers_where_the_edition_says(geo):
         centre_mm = corners.mean(0) / ppm + (x0, y0)
         expected = next(m.center_mm for m in geo.markers if m.id == i)
         assert np.hypot(*(centre_mm - expected)) < 1.5  # mm
+
+
+# --- a stray copy of a marker (spare sheet, phone) ---------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from marker_frames import stray_marker  # noqa: E402
+
+from companion.cli import main as companion_main  # noqa: E402
+from companion.vision.errors import RegistrationError  # noqa: E402
+from companion.vision.registration import REPROJECTION_MAX_MM, BoardTracker  # noqa: E402
+
+CASES = Path(__file__).resolve().parent.parent / "data" / "cases"
+
+# (centre mm in the board frame, rotation deg, printed side mm): beside the board, far out at
+# the frame's edge, turned, smaller (a phone screen)
+STRAYS = [((-300.0, -110.0), 0.0, 40.0), ((330.0, 60.0), 35.0, 40.0), ((-345.0, 170.0), -70.0, 28.0),
+          ((300.0, -150.0), 90.0, 33.0)]
+
+
+def test_duplicate_marker_case_reads_right_through_read_board(capsys):
+    """The shared case (a second marker 0 beside the board) reads the board, not a warped one."""
+    code = companion_main(["read-board", str(CASES / "dup_marker_frame.jpg"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["registration"]["reprojection_px"] < 2.0
+    assert len(result["board"]["tiles"]) == 4  # the README of the case: 4 tiles on the board
+    assert result["registration"]["warnings"][0].startswith("marker 0 is seen more than once")
+
+
+def test_duplicate_marker_case_without_the_real_marker_is_refused_naming_it(tmp_path, capsys, geo):
+    img = cv2.imread(str(CASES / "dup_marker_frame.jpg"))
+    reg = BoardTracker(geo).register(img)
+    assert reg.duplicates == (0,)
+    hidden = cover(img, reg.markers_px[0], colour=(190, 200, 205))
+    path = tmp_path / "hidden.png"
+    cv2.imwrite(str(path), hidden)
+    code = companion_main(["read-board", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "marker 0 is" in err and "from where markers 1, 2, 3 put it" in err
+
+
+@pytest.mark.parametrize("marker_id", [0, 1, 2, 3])
+def test_a_stray_copy_of_any_marker_never_wins(geo, marker_id):
+    cond = mild()
+    cam = make_camera(geo, cond, SIZE)
+    frame, intr = shoot(BOARD, geo, cond, camera=cam)
+    truth = np.array(frame.truth["homography"])
+    pts = np.array([geo.center_mm(h) for h in geo.spaces], np.float64).reshape(-1, 1, 2)
+    for centre, rot, side in STRAYS:
+        img = stray_marker(frame.image, geo, cam, marker_id, centre, rot, side)
+        reg = BoardTracker(geo, intr).register(img)
+        assert reg.duplicates == (marker_id,), (centre, rot, side)
+        err = cv2.perspectiveTransform(pts, reg.h) - cv2.perspectiveTransform(pts, truth)
+        assert np.abs(err).max() < 1.5, (centre, rot, side)  # px
+
+        # the real marker covered: only the stray is left, and it is refused by name
+        hidden = cover(img, np.array(frame.truth["markers_px"][marker_id]))
+        with pytest.raises(RegistrationError, match=f"marker {marker_id} is [0-9]+ mm from where markers") as exc:
+            BoardTracker(geo, intr).register(hidden)
+        assert marker_id in exc.value.off and exc.value.off[marker_id] > REPROJECTION_MAX_MM

@@ -1,0 +1,131 @@
+"""``camera check`` as the person mounting the camera uses it, on rendered 1080p frames: each
+way of getting the mount wrong gives its advice, and a good mount gives none."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from marker_frames import shoot_shifted, stray_marker
+from vision_frames import mild
+
+from calibration.intrinsics import Intrinsics
+from companion.cli import main as companion_main
+from companion.sim.render import make_camera, render
+from companion.vision.profile import DEFAULT_PROFILE_PATH
+
+HD = (1920, 1080)
+BOARD = {
+    "tiles": [{"at": [0, 0], "paths": "P03.Y12.G45"}, {"at": [1, 0], "paths": "P0.Y2.G4"}, {"at": [-2, 2], "paths": "P1.Y4.G03"},
+              {"at": [2, -2], "paths": "P0.Y2.G4"}, {"at": [-1, -2], "paths": "P03.Y12.G45"}],
+    "rocks": [[-1, 0]],
+    "trees": [{"at": [0, 1], "mycorrhizae": ["blue", None, None, None]}],
+    "substrates": [{"at": [2, -1], "kind": "soil"}],
+    "spores": {"red": {"at": [-4, 4], "used": False}},
+    "meeples": {"red": [-4, 4]},
+}
+
+
+def check(tmp_path, capsys, image, *extra):
+    path = tmp_path / "frame.png"
+    out = tmp_path / "check.png"
+    cv2.imwrite(str(path), image)
+    code = companion_main(["camera", "check", "--image", str(path), "--out", str(out), "--json", *extra])
+    captured = capsys.readouterr()
+    assert code in (0, 1), captured.err
+    report = json.loads(captured.out)
+    assert (code == 0) == report["ok"]
+    picture = cv2.imread(str(out))
+    assert picture is not None and picture.shape[1] > 1280  # the frame and the text panel
+    return report, {a["code"]: a["text"] for a in report["advice"]}
+
+
+def shoot(geo, cond, seed=0):
+    return render(BOARD, geo, cond, np.random.default_rng(seed), size=HD, camera=make_camera(geo, cond, HD))
+
+
+def test_a_good_mount_needs_nothing_and_shows_the_confidence_map(tmp_path, capsys, geo):
+    report, advice = check(tmp_path, capsys, shoot(geo, mild()).image, "--profile", str(DEFAULT_PROFILE_PATH))
+    assert advice == {} and report["ok"]
+    assert report["markers"] == {"found": [0, 1, 2, 3], "missing": [], "duplicated": []}
+    assert report["px_per_hex_side"]["farthest"] >= 35
+    assert len(report["confidence"]) == len(geo.spaces) and min(report["confidence"].values()) > 0.5
+
+
+@pytest.mark.parametrize("what,cond,code,words", [
+    ("too far", mild(fill=0.5), "lower", "lower the camera"),
+    ("markers cut off", mild(fill=1.12), "raise", "raise the camera"),
+    ("tilted", mild(tilt_deg=35.0), "turn", "turn it"),
+    ("soft focus", mild(blur_sigma=2.5), "focus", "out of focus"),
+    ("glare", mild(glare=140.0, glare_radius=120.0), "lamp", "move the lamp"),
+])
+def test_each_mount_problem_gives_its_advice(tmp_path, capsys, geo, what, cond, code, words):
+    _, advice = check(tmp_path, capsys, shoot(geo, cond).image)
+    assert code in advice, (what, advice)
+    assert words in advice[code]
+
+
+def test_a_covered_marker_is_named(tmp_path, capsys, geo):
+    frame = shoot(geo, mild())
+    img = frame.image.copy()
+    c = np.array(frame.truth["markers_px"][2])
+    x0, y0 = np.floor(c.min(0)).astype(int) - 15
+    x1, y1 = np.ceil(c.max(0)).astype(int) + 15
+    img[y0:y1, x0:x1] = (60, 110, 150)  # a cup on it
+    report, advice = check(tmp_path, capsys, img)
+    assert report["markers"]["missing"] == [2]
+    assert "marker 2 should be in view but cannot be read" in advice["marker-missing"]
+
+
+def test_a_duplicated_marker_is_named(tmp_path, capsys, geo):
+    cond = mild()
+    cam = make_camera(geo, cond, HD)
+    frame = render(BOARD, geo, cond, np.random.default_rng(0), size=HD, camera=cam)
+    img = stray_marker(frame.image, geo, cam, 1, (330.0, 40.0), 20.0, 40.0)
+    report, advice = check(tmp_path, capsys, img)
+    assert report["markers"]["duplicated"] == [1]
+    assert "marker 1 is seen more than once" in advice["marker-duplicated"]
+
+
+def test_a_marker_stuck_off_its_place_is_named(tmp_path, capsys, geo):
+    """With the lens calibrated (``--intrinsics``), as after README step 6."""
+    frame, cam = shoot_shifted(BOARD, geo, {3: (-4.0, 3.0)}, mild(), HD)
+    k = tmp_path / "k.json"
+    Intrinsics(cam.k, cam.dist, HD, 0.0).save(k)
+    _, advice = check(tmp_path, capsys, frame.image, "--intrinsics", str(k))
+    assert advice["marker-off"].startswith("marker 3 looks 5 mm off its place")
+
+
+def test_camera_check_reads_a_live_source_and_says_when_it_cannot(tmp_path, capsys):
+    """``--camera`` with a folder source (the same code path as a webcam or the Pi camera)."""
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parent.parent / "data" / "cases"
+    folder = tmp_path / "cam"
+    folder.mkdir()
+    (folder / "f00.jpg").write_bytes((cases / "dup_marker_frame.jpg").read_bytes())
+    code = companion_main(["camera", "check", "--camera", str(folder), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["markers"]["duplicated"] == [0]
+    assert {"marker-duplicated", "lower"} <= {a["code"] for a in report["advice"]}
+
+    code = companion_main(["camera", "check", "--camera", str(tmp_path / "nothing-here")])
+    assert code == 2 and "cannot open camera" in capsys.readouterr().err
+
+
+def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
+    from companion.vision.assistant import assess
+
+    cond = mild()
+    frame = shoot(geo, cond).image
+    soft = frame.copy()
+    soft[:, :800] = cv2.GaussianBlur(frame, (0, 0), 3.0)[:, :800]  # a lens focused on the right
+    rep = assess(soft, geo)
+    assert "left" in rep.soft_areas and not {"centre", "right", "top right", "bottom right"} & set(rep.soft_areas)
+    assert any(a.code == "focus" and "soft at the" in a.text for a in rep.advice)
+
+    empty = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
+    bare = render(empty, geo, cond, np.random.default_rng(0), size=HD, camera=make_camera(geo, cond, HD)).image
+    assert assess(bare, geo).soft_areas == []
