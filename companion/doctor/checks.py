@@ -218,7 +218,7 @@ def _status_text(status) -> str:
 
 def check_reader_health(health) -> Check:
     """The reader's own view of itself (HELLO ``health``): ``ok``/true, or what is wrong."""
-    if health is None:
+    if health is None or (isinstance(health, str) and health.startswith("unknown (")):
         return Check("reader health", "unknown", "this firmware or bridge does not report the reader's health")
     if health in (True, "ok") or (isinstance(health, dict) and health.get("ok", False) is True):
         return Check("reader health", "ok", "the reader reports no fault")

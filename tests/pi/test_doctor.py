@@ -422,12 +422,11 @@ def test_reader_probe_gets_the_hello_of_a_virtual_reader():
 
 
 def test_reader_probe_reports_a_protocol_mismatch(monkeypatch):
-    import struct
 
     from firmware_bridge import protocol as P
     from firmware_bridge.virtual import VirtualReader
-    monkeypatch.setattr(P, "hello_frame", lambda boot, last, oldest, fw=(2, 0, 0):
-                        P.Frame(P.HELLO, last, struct.pack("<BBBBHH", 2, *fw, boot, oldest)))
+    real_hello = P.hello_frame
+    monkeypatch.setattr(P, "hello_frame", lambda *a, **k: real_hello(*a, **{**k, "protocol": 2, "fw": (2, 0, 0)}))
     with VirtualReader("companion") as dev:
         reply = D.Probes().reader_hello(dev.port, "companion", 5.0)
     assert reply.state == "refused" and "protocol 2" in reply.detail
@@ -463,3 +462,11 @@ def test_dashboard_check_against_a_running_dashboard():
     assert ok.status == "ok" and ok.detail == f"http://127.0.0.1:{srv.port}/ answers"
     gone = D.check_dashboard(Loopback(), D.Settings(port=srv.port))
     assert gone.status == "fail" and "nothing answers" in gone.detail
+
+
+def test_reader_health_as_the_bridge_describes_it():
+    from firmware_bridge import protocol as P
+    assert D.check_reader_health(P.describe_health(0)).status == "ok"
+    bad = D.check_reader_health(P.describe_health(P.HEALTH_NO_CHIP))
+    assert bad.status == "fail" and "does not answer" in bad.detail
+    assert D.check_reader_health(P.describe_health(None)).status == "unknown"
