@@ -117,7 +117,8 @@ class SimulatedTable:
         self.cond = Conditions(tilt_deg=camera_tilt_deg, tilt_direction_deg=30.0, gradient=0.12,
                                gradient_angle_deg=40.0)
         self.camera = make_camera(self.geo, self.cond, self.size)
-        self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log))
+        self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log,
+                                                                     kind="demo"))
         self._game = self.session.game
         self.live = LiveTable(self.session)
         self.tags = TagBox(list(self.truth.supplies.bag) + [c for h in self.truth.position.hands.values() for c in h],
