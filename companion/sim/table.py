@@ -133,6 +133,35 @@ class SimulatedTable:
         self._placements = 0
         self.virtual = None
         self.bag_reader = None
+        self._diverged: str | None = None
+        self.session.bus.subscribe(self._on_message)
+
+    def _on_message(self, msg) -> None:
+        # A fix on the dashboard that contradicts the simulated players' board: the camera
+        # reading (with the fix) can never match again, so stop instead of waiting for it.
+        if msg.kind != "correction" or msg.data.get("content") is None or self._diverged:
+            return
+        at = msg.data["at"]
+        truth = self.truth.position
+        from companion.hexgrid import Hex
+        h = Hex(int(at[0]), int(at[1]))
+        content = msg.data["content"]
+        kind = content.get("kind")
+        code = truth.tiles.get(h)
+        if kind == "tile":
+            ok = code is not None and tilecodes.parse(code).code == tilecodes.parse(content["paths"]).code
+        elif kind == "rock":
+            ok = h in truth.rocks
+        elif kind == "empty":
+            ok = code is None and h not in truth.rocks
+        else:
+            ok = True   # substrates and trees: the reading decides
+        if not ok:
+            from companion.wording import tile_words
+            there = tile_words(code) if code else ("a rock" if h in truth.rocks else "nothing")
+            self._diverged = (f"the companion's game and the simulated players' game differ at move "
+                              f"{len(self.session.game.events) + 1} ({msg.data.get('text') or msg.data['label']}, but "
+                              f"the simulated players' board has {there} there); the simulated players stop here")
 
     # --- the physical world -----------------------------------------------------------------
     def _render(self, board: dict[str, Any]) -> np.ndarray:
@@ -169,6 +198,8 @@ class SimulatedTable:
     def _wait_events(self, n: int, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
         while len(self.session.game.events) < n and time.monotonic() < deadline:
+            if self._diverged:
+                raise SimulationAborted(self._diverged)
             if self.session.illegal is not None and self.session.illegal.get("source") == "reader":
                 return False
             time.sleep(0.002)
@@ -177,6 +208,8 @@ class SimulatedTable:
 
     # --- mirroring the truth -------------------------------------------------------------------
     def _on_truth(self, ev: Event, pos: Position) -> None:
+        if self._diverged:
+            raise SimulationAborted(self._diverged)
         if self.session.game is not self._game or len(self.session.game.events) < ev.seq - 1:
             raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
                                     "the simulated players stop here")
