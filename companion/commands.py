@@ -207,7 +207,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not Path(args.db).is_file():
         raise InputError(f"no game log at {args.db}")
     cmd = f"mycelium-companion export --db {args.db}" + (f" --game {args.game}" if args.game else "")
-    log, game, note = open_checked(args.db, args.game, args.salvage, cmd, readonly=not args.salvage)
+    log, game, note = open_checked(args.db, args.game, args.salvage, cmd, readonly=True)
     log.close()
     if note:
         print(note, file=sys.stderr)

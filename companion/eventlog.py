@@ -177,7 +177,9 @@ class EventLog:
             have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
             if col not in have:
                 self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col} {decl}")
-        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         """Close the database (everything appended is already durable)."""
@@ -329,7 +331,7 @@ def salvage(path: str | Path, check=None) -> tuple[Path, dict[str, int]]:
         side = Path(str(path) + ext)
         if side.exists():
             shutil.copy2(side, Path(str(backup) + ext))
-    src = EventLog(backup)
+    src = EventLog(backup, readonly=True)   # the copy stays exactly as the damaged file was
     tmp = path.with_name(path.name + ".salvage-tmp")
     if tmp.exists():
         tmp.unlink()
