@@ -244,9 +244,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             if note:
                 print(note)
             print(f"Resuming {_describe_game(game)} (log: {path})")
-            if game.fixes:
+            if game.corrections:
+                latest = {Hex(*f["at"]): f["text"] for f in game.fixes}
                 print(f"{len(game.corrections)} space(s) fixed by hand: "
-                      + "; ".join(f["text"] for f in game.fixes if Hex(*f["at"]) in game.corrections))
+                      + "; ".join(latest[h] for h in sorted(game.corrections)))
             if game.position.result is not None:
                 print(f"That game is over: {game.position.result['reason']}")
                 source.close()
@@ -255,6 +256,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             log, path = _log(args.db)
             game = Game(initial, config, log=log, kind="replay" if args.replay else "table")
             print(f"Game {game.game_id or '(not logged)'}" + (f", logged in {path}" if log else ""))
+            waiting = [g for g in log.unfinished("table") if g.id != game.game_id] if log and not args.replay else []
+            if waiting:
+                print(f"(Unfinished table game{'s' if len(waiting) > 1 else ''} in this log: "
+                      + ", ".join(f"{g.id} at move {g.moves}" for g in waiting)
+                      + "; 'mycelium-companion run --resume --game ID' continues one.)")
         pin, pin_note = (None, "") if args.replay or args.no_web else table_pin(path if log else None, args)
     except (EventLogError, SetupError, InputError, ValueError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ class Recorder:
         self._n = len(list(self.folder.glob("f*.png")))
         self._t0 = time.monotonic() * 1000.0
         self._last_t = 0.0
+        self._lock = threading.Lock()   # the camera and reader threads both write lines
         if setup is not None:
             (self.folder / "setup.json").write_text(json.dumps(setup), encoding="utf-8")
 
@@ -64,15 +66,13 @@ class Recorder:
         """What ``setup.json`` holds: the initial position and the game config."""
         return {"position": game.initial.to_json(), "config": game.config.to_json() if game.config else None}
 
-    def _now(self) -> float:
-        # One clock for every line; threads may race for the index, so never step back.
-        t = max(self._last_t, round(time.monotonic() * 1000.0 - self._t0, 3))
-        self._last_t = t
-        return t
-
     def _write(self, line: dict[str, Any]) -> None:
-        self._index.write(json.dumps({"t_ms": self._now(), **line}) + "\n")
-        self._index.flush()
+        with self._lock:
+            # One clock for every line, taken under the lock so the index never steps back.
+            t = max(self._last_t, round(time.monotonic() * 1000.0 - self._t0, 3))
+            self._last_t = t
+            self._index.write(json.dumps({"t_ms": t, **line}) + "\n")
+            self._index.flush()
 
     def frame(self, frame: Frame) -> None:
         """Store a frame (PNG, deduplicated against the previous one)."""
