@@ -50,6 +50,7 @@ def test_undo_asks_first_for_another_players_move_and_a_double_tap_undoes_one(br
     assert len(s.game.events) == n - 1 and sent == [f'{{"seq":{last.seq}}}']
 
     # The active player's own move: no question, and a double tap sends one request.
+    s.submit(last.move, source="dashboard")                     # the turn ends again
     mv = next(m for m in legal_moves(s.position, s.edition) if m["action"] not in ("draw", "end_turn"))
     s.submit(mv, source="dashboard")
     n = len(s.game.events)
