@@ -227,7 +227,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         raise InputError(f"no game log at {args.db}")
     try:
         log = EventLog(args.db, readonly=True)
-        games = log.games()
+        games = log.check(log.games())
         log.close()
     except EventLogError as e:
         raise InputError(damage_report(e, f"mycelium-companion export --db {args.db}")) from None

@@ -110,6 +110,7 @@ class GameInfo:
     kind: str                 # table, demo, replay, dashboard, unknown
     finished: str | None      # the result's reason, or None while the game goes on
     moves: int                # move events (undone ones subtracted)
+    damaged: str | None = None  # "event 41: ..." when a check found damage (see EventLog.check)
 
     @property
     def mode(self) -> str:
@@ -122,13 +123,14 @@ class GameInfo:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "mode": self.mode, "players": self.players, "moves": self.moves,
                 "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created)),
-                "finished": self.finished}
+                "finished": self.finished, "damaged": self.damaged}
 
     def line(self) -> str:
         """``20261130-221500-ab12cd  table  competitive  blue,orange  74 moves  started ...``."""
         d = self.to_json()
         return (f"{d['id']}  {d['kind']:<9} {d['mode']:<11} {','.join(d['players']):<22} {d['moves']:>4} moves  "
-                f"started {d['started']}  " + (f"finished ({d['finished']})" if d["finished"] else "unfinished"))
+                f"started {d['started']}  " + (f"finished ({d['finished']})" if d["finished"] else "unfinished")
+                + (f"  DAMAGED at {d['damaged']}" if d["damaged"] else ""))
 
 
 class EventLog:
@@ -302,6 +304,14 @@ class EventLog:
             out.append(GameInfo(g, float(c), config if isinstance(config, dict) else {}, k or "unknown", f,
                                 int(counts.get(g) or 0)))
         return out
+
+    def check(self, games: list[GameInfo]) -> list[GameInfo]:
+        """Fill in ``damaged`` for each game whose stored events do not read back as written
+        (numbering, JSON, checksums; the rules are not replayed).  Returns ``games``."""
+        for g in games:
+            err = self.read_events(g.id, [])
+            g.damaged = f"event {err.seq}: {err.what}" if err is not None else None
+        return games
 
     def latest_game(self, kind: str | None = None) -> str | None:
         """Id of the most recently created game (of ``kind`` when given), or ``None``."""

@@ -188,6 +188,7 @@ def test_resume_salvage_continues_from_the_last_good_event(tmp_path, camera):
     _delete(db)
     r = run_resume(db, camera)
     assert r.returncode == 2 and "event 4: this event is missing" in r.stderr
+    assert "DAMAGED at event 4: this event is missing" in cli("games", "--db", db).stdout
     r = run_resume(db, camera, "--salvage")
     assert r.returncode == 0, r.stderr
     assert f"Resuming table game {gid} (competitive, blue and orange) at move 3" in r.stdout
