@@ -219,18 +219,6 @@ class EventLog:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("UPDATE games SET finished = ? WHERE id = ?", (reason, game))
 
-    def pop(self, game: str) -> dict[str, Any] | None:
-        """Delete and return the last move row of ``game`` (logs written before undo was an
-        event; :class:`~companion.game.Game` now appends an ``undo`` event instead)."""
-        with self.db:
-            self.db.execute("BEGIN IMMEDIATE")
-            row = self.db.execute("SELECT seq, kind, payload FROM events WHERE game = ? AND seq > 0 "
-                                  "ORDER BY seq DESC LIMIT 1", (game,)).fetchone()
-            if row is None:
-                return None
-            self.db.execute("DELETE FROM events WHERE game = ? AND seq = ?", (game, row[0]))
-        return json.loads(row[2])
-
     # --- reading ----------------------------------------------------------------------------
     def events(self, game: str) -> list[tuple[int, str, dict[str, Any], float]]:
         """All events of ``game`` in order: (seq, kind, payload, unix time in s).

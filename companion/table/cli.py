@@ -279,6 +279,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     session.bus.subscribe(ConsoleLog(session))
     if args.replay:
         from companion.table.record import RecordingError, ReplayDiverged, replay
+        if not any(it["kind"] == "event" for it in items):
+            print("mycelium-companion: this recording carries no logged events (made before recordings kept them): "
+                  "the replay cannot be checked against the original run", file=sys.stderr)
         try:
             n = replay(args.replay, live, items)
         except ReplayDiverged as e:
