@@ -212,6 +212,18 @@ class EventLog:
             self.db.execute("INSERT INTO events (game, seq, kind, payload, ts, chain) VALUES (?, ?, ?, ?, ?, ?)",
                             (game, seq, kind, text, time.time(), chain_of(prev, seq, kind, text)))
 
+    def copy_events(self, game: str, rows: list[tuple[int, str, dict[str, Any], float]]) -> None:
+        """Store the events ``rows`` (as :meth:`events` returns them, time stamps kept) of a
+        game with no events yet, in one transaction (:func:`salvage`)."""
+        prev = game
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for seq, kind, payload, ts in rows:
+                text = json.dumps(payload, sort_keys=True)
+                prev = chain_of(prev, seq, kind, text)
+                self.db.execute("INSERT INTO events (game, seq, kind, payload, ts, chain) VALUES (?, ?, ?, ?, ?, ?)",
+                                (game, seq, kind, text, ts, prev))
+
     def set_finished(self, game: str, reason: str | None) -> None:
         """Mark ``game`` finished with the result's reason (``None``: going on again, after an
         undo of the last move)."""
@@ -352,8 +364,7 @@ def salvage(path: str | Path, check=None) -> tuple[Path, dict[str, int]]:
                 dst.db.execute("BEGIN IMMEDIATE")
                 dst.db.execute("INSERT INTO games (id, created, config, kind) VALUES (?, ?, ?, ?)",
                                (g.id, g.created, json.dumps(g.config, sort_keys=True), g.kind if g.kind in KINDS else None))
-            for seq, kind, payload, _ts in rows:
-                dst.append(g.id, seq, kind, payload)
+            dst.copy_events(g.id, rows)
             if g.finished and len(rows) == complete:
                 dst.set_finished(g.id, g.finished)
             kept[g.id] = len(rows) - 1

@@ -231,14 +231,9 @@ class Game:
 def good_prefix(log: EventLog, gid: str, rows: list) -> int:
     """The number of the last event of ``rows`` (one game's checked log rows) that the rules
     accept on replay: :func:`~companion.eventlog.salvage` keeps the events up to it."""
-    info = next((g for g in log.games() if g.id == gid), None) if _games_readable(log) else None
+    try:
+        info = next((g for g in log.games() if g.id == gid), None)
+    except EventLogError:
+        info = None
     _game, err = Game.fold(log, gid, rows, info.config if info else None)
     return len(rows) - 1 if err is None else err.good
-
-
-def _games_readable(log: EventLog) -> bool:
-    try:
-        log.games()
-        return True
-    except EventLogError:
-        return False
