@@ -98,6 +98,16 @@ def test_no_table_game_to_resume_says_so(tmp_path, camera):
     assert r.returncode == 2 and "no unfinished table game" in r.stderr and demo in r.stderr
 
 
+def test_a_game_replaced_from_the_dashboard_is_not_offered_for_resume(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    s = TableSession.start(GameConfig(), log, seed=1)
+    old = s.game.game_id
+    s.new_game(GameConfig(), log, seed=2)
+    assert [g.id for g in log.unfinished("table")] == [s.game.game_id]
+    assert next(g for g in log.games() if g.id == old).finished == f"abandoned: replaced by game {s.game.game_id}"
+
+
 # --- 2. damaged logs -------------------------------------------------------------------------------
 def _tamper(db):
     d = sqlite3.connect(db)
