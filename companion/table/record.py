@@ -63,8 +63,10 @@ class Recorder:
 
     @staticmethod
     def setup_doc(game) -> dict[str, Any]:
-        """What ``setup.json`` holds: the initial position and the game config."""
-        return {"position": game.initial.to_json(), "config": game.config.to_json() if game.config else None}
+        """What ``setup.json`` holds: the initial position, the game config and, for a resumed
+        game, the events logged before the recording started (``history``)."""
+        return {"position": game.initial.to_json(), "config": game.config.to_json() if game.config else None,
+                "history": [[k, p] for k, p in game.history]}
 
     def _write(self, line: dict[str, Any]) -> None:
         with self._lock:
@@ -99,6 +101,24 @@ class Recorder:
 
     def close(self) -> None:
         self._index.close()
+
+
+def load_history(folder: str | Path) -> list[tuple[str, dict[str, Any]]] | None:
+    """The events logged before a recording started (a resumed game), as ``(kind, payload)``;
+    ``None`` for a recording made before recordings kept them.  Raises
+    :class:`RecordingError` for a malformed list."""
+    p = Path(folder) / "setup.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise RecordingError(f"{p}: cannot read the recording's setup ({e})") from None
+    if not isinstance(doc, dict) or "history" not in doc:
+        return None
+    hist = doc["history"]
+    if not isinstance(hist, list) or not all(isinstance(h, list) and len(h) == 2 and isinstance(h[0], str)
+                                             and isinstance(h[1], dict) for h in hist):
+        raise RecordingError(f"{p}: field history: must list [kind, payload] pairs")
+    return [(k, v) for k, v in hist]
 
 
 def load_setup(folder: str | Path):

@@ -257,6 +257,25 @@ def test_fixes_are_logged_replayed_on_resume_and_shown_in_the_log(tmp_path, came
     assert [f["label"] for f in doc["fixes"]] == ["E5", "E6", "E5"]
 
 
+def test_a_recording_of_a_resumed_game_replays_from_where_it_resumed(tmp_path, camera):
+    db = tmp_path / "games.sqlite3"
+    gid, n = table_game(db, turns=3)
+    log = EventLog(db)
+    game = Game.resume(log, gid)
+    TableSession(game).correct((0, 0), {"kind": "rock"})
+    log.close()
+    rec = tmp_path / "rec"
+    r = run_resume(db, camera, "--record", rec)
+    assert r.returncode == 0, r.stderr
+    r = cli("run", "--replay", rec, "--db", tmp_path / "replay.sqlite3", "--no-web")
+    assert r.returncode == 0, r.stderr
+    assert "cannot be checked" not in r.stderr
+    replayed = Game.resume(EventLog(tmp_path / "replay.sqlite3"))
+    original = Game.resume(EventLog(db), gid)
+    assert [e.move for e in replayed.events] == [e.move for e in original.events] and len(replayed.events) == n
+    assert replayed.corrections == original.corrections and replayed.log_seq == original.log_seq
+
+
 # --- 7. undo names its move ------------------------------------------------------------------------------
 def test_undo_is_an_event_naming_the_move_and_a_stale_one_changes_nothing(tmp_path):
     from companion.table.session import SessionError
