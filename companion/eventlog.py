@@ -156,10 +156,7 @@ class EventLog:
                 raise EventLogError(f"no game log at {self.path}")
         try:
             if readonly and self.path != ":memory:":
-                uri = f"file:{quote(os.path.abspath(self.path))}?mode=ro"
-                if not os.access(Path(self.path).parent, os.W_OK):
-                    uri += "&immutable=1"   # no -wal/-shm can be created there; nobody writes it
-                self.db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+                self.db = sqlite3.connect(self._readonly_uri(), uri=True, check_same_thread=False, isolation_level=None)
             else:
                 self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
                 self.db.execute("PRAGMA journal_mode=WAL")
@@ -174,6 +171,24 @@ class EventLog:
         if not self.columns["games"]:
             raise EventLogError(f"{self.path}: not a game log (no games table)")
 
+    def _readonly_uri(self) -> str:
+        """``mode=ro``; in a folder that cannot be written (no ``-shm`` can be made there),
+        ``immutable=1`` — unless a ``-wal`` file holds events not yet in the main file (a card
+        pulled after a power cut): then both are read from a private temporary copy, so no
+        event is missed."""
+        path = os.path.abspath(self.path)
+        if os.access(Path(path).parent, os.W_OK):
+            return f"file:{quote(path)}?mode=ro"
+        wal = Path(path + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            import tempfile
+            self._tmpdir = tempfile.mkdtemp(prefix="mycelium-log-")
+            copy = os.path.join(self._tmpdir, os.path.basename(path))
+            shutil.copyfile(path, copy)
+            shutil.copyfile(wal, copy + "-wal")
+            return f"file:{quote(copy)}?mode=ro"
+        return f"file:{quote(path)}?mode=ro&immutable=1"
+
     def _migrate(self) -> None:
         for table, col, decl in MIGRATIONS:
             have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
@@ -186,6 +201,10 @@ class EventLog:
     def close(self) -> None:
         """Close the database (everything appended is already durable)."""
         self.db.close()
+        tmp = getattr(self, "_tmpdir", None)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+            self._tmpdir = None
 
     # --- writing ----------------------------------------------------------------------------
     def new_game(self, config: dict[str, Any], game_id: str | None = None, kind: str = "table") -> str:

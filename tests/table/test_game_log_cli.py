@@ -234,6 +234,27 @@ def test_export_and_games_read_a_log_they_cannot_write(tmp_path, monkeypatch, ca
         log.append(gid, 99, "move", {})
 
 
+def test_a_read_only_copy_taken_after_a_power_cut_still_shows_every_event(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    t = BotTable(GameConfig(), seed=11, log=log)
+    for _ in range(2):
+        t.play_turn()
+    wal = Path(str(db) + "-wal")
+    assert wal.stat().st_size > 0                          # the newest events are still in the WAL
+    ro = tmp_path / "card"
+    ro.mkdir()
+    (ro / "games.sqlite3").write_bytes(db.read_bytes())
+    (ro / "games.sqlite3-wal").write_bytes(wal.read_bytes())
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == ro and mode == os.W_OK else real_access(p, mode))
+    from companion.cli import main
+    assert main(["export", "--db", str(ro / "games.sqlite3")]) == 0
+    assert len(json.loads(capsys.readouterr().out)["events"]) == len(t.game.events)
+    assert sorted(p.name for p in ro.iterdir()) == ["games.sqlite3", "games.sqlite3-wal"]
+    log.close()
+
+
 # --- 4. fixes are events ------------------------------------------------------------------------------
 def test_fixes_are_logged_replayed_on_resume_and_shown_in_the_log(tmp_path, camera):
     db = tmp_path / "games.sqlite3"
