@@ -57,6 +57,7 @@ MIGRATIONS = [
     ("games", "kind", "TEXT"),
     ("games", "finished", "TEXT"),
     ("events", "chain", "TEXT"),
+    ("games", "last_seq", "INTEGER"),   # the newest event's number: a deleted last event is found too
 ]
 
 
@@ -230,6 +231,7 @@ class EventLog:
                 prev = row[0] if row and row[0] else ""
             self.db.execute("INSERT INTO events (game, seq, kind, payload, ts, chain) VALUES (?, ?, ?, ?, ?, ?)",
                             (game, seq, kind, text, time.time(), chain_of(prev, seq, kind, text)))
+            self.db.execute("UPDATE games SET last_seq = ? WHERE id = ?", (seq, game))
 
     def copy_events(self, game: str, rows: list[tuple[int, str, dict[str, Any], float]]) -> None:
         """Store the events ``rows`` (as :meth:`events` returns them, time stamps kept) of a
@@ -242,6 +244,8 @@ class EventLog:
                 prev = chain_of(prev, seq, kind, text)
                 self.db.execute("INSERT INTO events (game, seq, kind, payload, ts, chain) VALUES (?, ?, ?, ?, ?, ?)",
                                 (game, seq, kind, text, ts, prev))
+            if rows:
+                self.db.execute("UPDATE games SET last_seq = ? WHERE id = ?", (rows[-1][0], game))
 
     def set_finished(self, game: str, reason: str | None) -> None:
         """Mark ``game`` finished with the result's reason (``None``: going on again, after an
@@ -269,7 +273,22 @@ class EventLog:
 
     def read_events(self, game: str, out: list) -> LogDamaged | None:
         """Append the good events of ``game`` to ``out`` (as :meth:`events` returns them) and
-        return the damage that stopped the reading, or ``None`` when every row is good."""
+        return the damage that stopped the reading, or ``None`` when every row is good.
+
+        The rows and the game's newest event number are read in one transaction, so a game
+        being written meanwhile reads as a consistent snapshot.
+        """
+        try:
+            self.db.execute("BEGIN")
+        except sqlite3.DatabaseError as e:
+            return _malformed(self.path, e, game, 0, -1)
+        try:
+            return self._read_events(game, out)
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+
+    def _read_events(self, game: str, out: list) -> LogDamaged | None:
         chained = "chain" in self.columns["events"]
         sql = f"SELECT seq, kind, payload, ts{', chain' if chained else ''} FROM events WHERE game = ? ORDER BY seq"
         prev = game
@@ -299,6 +318,11 @@ class EventLog:
                 out.append((seq, kind, payload, float(ts)))
                 prev = chain
                 expect += 1
+            if "last_seq" in self.columns["games"]:
+                row = self.db.execute("SELECT last_seq FROM games WHERE id = ?", (game,)).fetchone()
+                if row and isinstance(row[0], int) and row[0] >= expect:
+                    return LogDamaged(self.path, game, expect, "this event is missing (deleted from the file)",
+                                      expect - 1)
         except sqlite3.DatabaseError as e:
             return _malformed(self.path, e, game, expect, expect - 1)
         return None

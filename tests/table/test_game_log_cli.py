@@ -128,6 +128,15 @@ def _delete(db):
     return 4, "this event is missing"
 
 
+def _delete_last(db):
+    d = sqlite3.connect(db)
+    (last,) = d.execute("SELECT MAX(seq) FROM events").fetchone()
+    d.execute("DELETE FROM events WHERE seq = ?", (last,))
+    d.commit()
+    d.close()
+    return last, "this event is missing"
+
+
 def _bad_json(db):
     d = sqlite3.connect(db)
     d.execute("UPDATE events SET payload = '{\"move\": {\"action\": ' WHERE seq = 5")
@@ -146,7 +155,7 @@ def _flip_bytes(db):
     return None, None
 
 
-@pytest.mark.parametrize("damage", [_tamper, _delete, _bad_json, _flip_bytes])
+@pytest.mark.parametrize("damage", [_tamper, _delete, _delete_last, _bad_json, _flip_bytes])
 def test_a_damaged_log_is_one_sentence_and_can_be_salvaged(tmp_path, damage):
     db = tmp_path / "games.sqlite3"
     gid, n = table_game(db, turns=4)
