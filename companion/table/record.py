@@ -285,7 +285,7 @@ def replay(folder: str | Path, table, items: list[dict[str, Any]] | None = None)
                     pass  # the input was refused live too; the recording keeps it for fidelity
             n += 1
             if expected:
-                checked = _compare(expected, seen, checked, item)
+                checked = _compare(expected, seen, checked, item, items)
         if expected and checked < len(expected):
             want = expected[checked]
             raise ReplayDiverged(f"{folder}: the replay diverges at the end: the recording logged event {want['seq']} "
@@ -297,10 +297,25 @@ def replay(folder: str | Path, table, items: list[dict[str, Any]] | None = None)
     return n
 
 
-def _compare(expected: list[dict[str, Any]], seen: list, checked: int, item: dict[str, Any]) -> int:
+def _source(items: list[dict[str, Any]], item: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
+    """Where a logged draw came from, when the reader line that delivered it is not the
+    current step (a draw waits for the placement before it)."""
+    mv = payload.get("move") or {}
+    if kind != "move" or mv.get("action") != "draw":
+        return ""
+    for it in reversed([it for it in items if it["line"] <= item["line"]]):
+        ev = it.get("event") if it["kind"] == "reader" else None
+        if isinstance(ev, dict) and ev.get("event") == "tile_drawn" and ev.get("tile") == mv.get("tile"):
+            return f"; that tile came from the reader on line {it['line']}" if it["line"] != item["line"] else ""
+    return ""
+
+
+def _compare(expected: list[dict[str, Any]], seen: list, checked: int, item: dict[str, Any],
+             items: list[dict[str, Any]] | None = None) -> int:
     while checked < len(seen):
         seq, kind, payload = seen[checked]
-        step = f"step {item['line']} of index.jsonl ({item['kind']}{'' if item['kind'] != 'input' else ' ' + item.get('input', 'move')})"
+        step = f"step {item['line']} of index.jsonl ({item['kind']}{'' if item['kind'] != 'input' else ' ' + item.get('input', 'move')}"
+        step += _source(items or [], item, kind, payload) + ")"
         if checked >= len(expected):
             raise ReplayDiverged(f"the replay diverges at {step}: it logged event {seq} "
                                  f"({_describe_logged(kind, payload)}), which the recording does not have")
