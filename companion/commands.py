@@ -1,5 +1,5 @@
 """The rules-core subcommands of ``mycelium-companion``: check-move, legal-moves, afford,
-selfplay, show and export."""
+selfplay, show, and the game log's export and games."""
 
 from __future__ import annotations
 
@@ -150,27 +150,106 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 1 if summary["violations"] else 0
 
 
-def cmd_export(args: argparse.Namespace) -> int:
-    from companion.eventlog import EventLog, EventLogError
+def damage_report(e, command: str) -> str:
+    """What to print for a damaged log: the sentence, then how to keep a copy and carry on
+    from the last good event with ``command`` (the same command line plus ``--salvage``)."""
+    from companion.eventlog import LogDamaged
+    text = str(e)
+    if isinstance(e, LogDamaged):
+        upto = f" up to event {e.good}" if e.good >= 0 else ""
+        text += (f".\nTo keep a copy of the damaged file and carry on{upto}: {command} --salvage")
+    return text
+
+
+def open_checked(db: str, game: str | None, salvage_ok: bool, command: str, readonly: bool = False,
+                 pick=None):
+    """Open the log ``db`` and rebuild ``game`` (``pick(log)`` chooses one when ``None``), every
+    event checked.  A damaged log raises :class:`InputError` with :func:`damage_report`'s text,
+    unless ``salvage_ok``: then the damaged file is copied aside, rebuilt up to the last good
+    event (:func:`companion.eventlog.salvage`) and the game rebuilt from it.
+
+    Returns ``(log, game, note)``; ``note`` says what salvage kept, or is ``None``.
+    """
+    from companion.eventlog import EventLogError, LogDamaged, salvage
+    from companion.game import good_prefix
+    try:
+        return (*_open_game(db, game, readonly, pick), None)
+    except LogDamaged as e:
+        if not salvage_ok:
+            raise InputError(damage_report(e, command)) from None
+        try:
+            backup, kept = salvage(db, check=good_prefix)
+        except (OSError, EventLogError) as e2:
+            raise InputError(f"{e}; it cannot be salvaged: {e2}") from None
+        where = (f"game {e.game} kept up to event {kept.get(e.game, -1)}" if e.game
+                 else f"{len(kept)} game(s) kept up to their last good event")
+        note = f"The damaged log was copied to {backup}; {where}."
+    try:
+        return (*_open_game(db, game, readonly, pick), note)
+    except LogDamaged as e:   # pragma: no cover - salvage keeps only events that read back
+        raise InputError(damage_report(e, command)) from None
+
+
+def _open_game(db: str, game: str | None, readonly: bool, pick):
+    """``(log, game)`` for :func:`open_checked`; LogDamaged passes through, other log errors
+    become :class:`InputError` (a wrong id lists the ids)."""
+    from companion.eventlog import EventLog, EventLogError, LogDamaged
     from companion.game import Game
-    if not Path(args.db).is_file():
-        print(f"mycelium-companion: no game log at {args.db}", file=sys.stderr)
-        return 2
     log = None
     try:
-        log = EventLog(args.db)
-        game = Game.resume(log, args.game)
+        log = EventLog(db, readonly=readonly)
+        gid = game or (pick(log) if pick else log.latest_game())
+        return log, Game.resume(log, gid)
+    except LogDamaged:
+        if log is not None:
+            log.close()
+        raise
     except EventLogError as e:
-        print(f"mycelium-companion: {e}", file=sys.stderr)
-        games = log.games() if log is not None else []
-        if games:
-            print("games in this log: " + ", ".join(g for g, _, _ in games), file=sys.stderr)
-        return 2
+        msg = str(e)
+        if log is not None:
+            ids = [g.id for g in log.games()]
+            if ids and game:
+                msg += "; games in this log: " + ", ".join(ids) + " (see 'mycelium-companion games')"
+            log.close()
+        raise InputError(msg) from None
+
+
+@_guard
+def cmd_export(args: argparse.Namespace) -> int:
+    if not Path(args.db).is_file():
+        raise InputError(f"no game log at {args.db}")
+    cmd = f"mycelium-companion export --db {args.db}" + (f" --game {args.game}" if args.game else "")
+    log, game, note = open_checked(args.db, args.game, args.salvage, cmd, readonly=True)
+    log.close()
+    if note:
+        print(note, file=sys.stderr)
     text = json.dumps(game.export(), indent=1)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
     else:
         print(text)
+    return 0
+
+
+@_guard
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the games of a log, oldest first (the log is opened read-only)."""
+    from companion.eventlog import EventLog, EventLogError
+    if not Path(args.db).is_file():
+        raise InputError(f"no game log at {args.db}")
+    try:
+        log = EventLog(args.db, readonly=True)
+        games = log.check(log.games())
+        log.close()
+    except EventLogError as e:
+        raise InputError(damage_report(e, f"mycelium-companion export --db {args.db}")) from None
+    if args.json:
+        print(json.dumps([g.to_json() for g in games]))
+    elif not games:
+        print(f"No games in {args.db}.")
+    else:
+        for g in games:
+            print(g.line())
     return 0
 
 
@@ -209,7 +288,14 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")
-    p.add_argument("--db", default=default_db(), help="game log (SQLite)")
-    p.add_argument("--game", default=None, help="game id (default: the newest; a wrong id lists them)")
+    p.add_argument("--db", default=default_db(), help="game log (SQLite; opened read-only)")
+    p.add_argument("--game", default=None, help="game id (default: the newest; see 'games')")
     p.add_argument("--out", default=None, help="output file (default: stdout)")
+    p.add_argument("--salvage", action="store_true",
+                   help="if the log is damaged: keep a copy of it, rebuild it up to the last good event, export that")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("games", help="list the games of a log: id, kind, mode, players, moves, start, finished")
+    p.add_argument("--db", default=default_db(), help="game log (SQLite; opened read-only)")
+    p.add_argument("--json", action="store_true", help="one JSON list instead of lines")
+    p.set_defaults(func=cmd_games)

@@ -656,14 +656,16 @@ def _cubes(cost: dict[str, int]) -> str:
 
 
 def _describe(b: Board, m: Move) -> str:
-    """A one-line account of a move for the log (``blue places P03 at E6``)."""
+    """A one-line account of a move for the log, in words (``blue places a pink tile at E6,
+    turned twice``): tile codes stay in the move's JSON."""
     who = m.player
+    from companion.wording import placement_words, tile_words
     if m.action == "place":
-        return f"{who} places {m.tile} at {b.label(m.at)} (rotation {m.rotation})"
+        return f"{who} places {placement_words(m.tile, b.label(m.at), m.rotation)}"
     if m.action == "rock":
         return f"{who} places a rock at {b.label(m.at)}"
     if m.action == "discard":
-        return f"{who} discards {m.tile}"
+        return f"{who} discards {tile_words(m.tile)}"
     if m.action == "move":
         return f"{who} moves along {m.color} to {b.label(m.to)}"
     if m.action == "remove":
@@ -673,7 +675,7 @@ def _describe(b: Board, m: Move) -> str:
     if m.action in ("spore", "relocate"):
         return f"{who} puts the spore on {b.label(m.at or m.to)}"
     if m.action == "draw":
-        return f"{who} draws {m.tile}"
+        return f"{who} draws {tile_words(m.tile)}"
     if m.action == "end_turn":
         return f"{who} ends the turn"
     if m.action == "substrate":

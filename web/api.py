@@ -253,13 +253,18 @@ def end_turn():
 @bp.post("/undo")
 @auth.table_input()
 def undo():
-    """Take back the last move; 409 when it is a bag draw or there is none."""
-    _body()
+    """``{"seq": n}``: take back move ``n``, the last move the page showed.  409 ``stale_undo``
+    when move ``n`` is no longer the last one (a double tap, another tablet), 409
+    ``cannot_undo`` when the last move is a bag draw or there is none; nothing changes."""
+    doc = _body()
+    expect = doc.get("seq")
+    if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
+        raise ApiError(400, "bad_seq", "seq: the number of the move to undo, as the log shows it")
     s = _session()
     try:
-        ev = s.undo()
+        ev = s.undo(expect)
     except SessionError as e:
-        raise ApiError(409, "cannot_undo", str(e)) from None
+        raise ApiError(409, "stale_undo" if getattr(e, "stale", False) else "cannot_undo", str(e)) from None
     return jsonify({"ok": True, "undone": ev.to_json() if ev else None, "seq": s.bus.last_id})
 
 

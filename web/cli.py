@@ -32,14 +32,14 @@ def register(sub) -> None:
     p.add_argument("--port", type=port_number, default=8080, help="TCP port (default 8080; 0 picks a free one)")
     p.add_argument("--pin", help="table PIN, 4 to 8 digits (default: a random 6-digit PIN)")
     p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
-    p.add_argument("--players", type=int, choices=[1, 2, 3, 4], default=3)
+    p.add_argument("--players", type=int, choices=[2, 3, 4], default=3, help="players (default 3; team mode: 4)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--pace", type=float, default=1.0, help="seconds between bot moves (default 1.0)")
     p.add_argument("--no-bots", action="store_true", help="serve the game without bots playing it")
     p.add_argument("--loop", type=float, default=None, metavar="S",
                    help="start a new game S seconds after each result")
-    p.add_argument("--db", help="SQLite game log (default: the demo's log)")
+    p.add_argument("--db", help="SQLite game log (default: the shared log; its games are marked dashboard-only)")
     p.add_argument("--no-qr", action="store_true", help="do not draw the QR code in the terminal")
     p.set_defaults(func=cmd_serve)
 
@@ -52,7 +52,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.server import serve
 
     try:
-        log = EventLog(args.db or default_db())
+        log = EventLog(args.db or default_db(), create_dirs=args.db is None)
         session = demo_session(args.mode, args.players, args.seed, log, args.difficulty)
     except (EventLogError, SetupError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)

@@ -133,7 +133,7 @@ class DemoDriver:
 def demo_session(mode: str = "competitive", players: int = 3, seed: int = 1, log=None,
                  difficulty: str = "easy") -> TableSession:
     """A fresh :class:`TableSession` for a bot demo (raises SetupError for a bad config)."""
-    return TableSession.start(demo_config(mode, players, difficulty), log, seed=seed)
+    return TableSession.start(demo_config(mode, players, difficulty), log, seed=seed, kind="dashboard")
 
 
 __all__ = ["DemoDriver", "demo_session", "demo_config", "load_edition"]

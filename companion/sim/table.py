@@ -27,6 +27,7 @@ import numpy as np
 
 from companion import tiles as tilecodes
 from companion.game import Event
+from companion.hexgrid import Hex
 from companion.position import Position
 from companion.rules import check
 from companion.selfplay import BotTable
@@ -128,7 +129,8 @@ class SimulatedTable:
         self.cond = Conditions(tilt_deg=camera_tilt_deg, tilt_direction_deg=30.0, gradient=0.12,
                                gradient_angle_deg=40.0)
         self.camera = make_camera(self.geo, self.cond, self.size)
-        self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log))
+        self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log,
+                                                                     kind="demo"))
         self._game = self.session.game
         self.live = LiveTable(self.session)
         self.tags = TagBox(list(self.truth.supplies.bag) + [c for h in self.truth.position.hands.values() for c in h],
@@ -143,6 +145,34 @@ class SimulatedTable:
         self._placements = 0
         self.virtual = None
         self.bag_reader = None
+        self._diverged: str | None = None
+        self.session.bus.subscribe(self._on_message)
+
+    def _on_message(self, msg) -> None:
+        # A fix on the dashboard that contradicts the simulated players' board: the camera
+        # reading (with the fix) can never match again, so stop instead of waiting for it.
+        if msg.kind == "correction" and msg.data.get("content") is not None and not self._diverged:
+            at = msg.data["at"]
+            self._check_fix(Hex(int(at[0]), int(at[1])), msg.data["content"], self.truth.position)
+
+    def _check_fix(self, h: Hex, content: dict[str, Any], truth: Position) -> None:
+        """Note a divergence when the fix of space ``h`` says otherwise than ``truth``."""
+        kind = content.get("kind")
+        code = truth.tiles.get(h)
+        if kind == "tile":
+            ok = code is not None and tilecodes.parse(code).code == tilecodes.parse(content["paths"]).code
+        elif kind == "rock":
+            ok = h in truth.rocks
+        elif kind == "empty":
+            ok = code is None and h not in truth.rocks
+        else:
+            ok = True   # substrates and trees: the reading decides
+        if not ok and not self._diverged:
+            from companion.wording import fix_words, tile_words
+            there = tile_words(code) if code else ("a rock" if h in truth.rocks else "nothing")
+            self._diverged = (f"the companion's game and the simulated players' game differ at move "
+                              f"{len(self.session.game.events) + 1} ({fix_words(self.edition.label(h), content)}, "
+                              f"but the simulated players' board has {there} there); the simulated players stop here")
 
     # --- the physical world -----------------------------------------------------------------
     def _render(self, board: dict[str, Any]) -> np.ndarray:
@@ -179,6 +209,8 @@ class SimulatedTable:
     def _wait_events(self, n: int, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
         while len(self.session.game.events) < n and time.monotonic() < deadline:
+            if self._diverged:
+                raise SimulationAborted(self._diverged)
             if self.session.illegal is not None and self.session.illegal.get("source") == "reader":
                 return False
             time.sleep(0.002)
@@ -187,6 +219,8 @@ class SimulatedTable:
 
     # --- mirroring the truth -------------------------------------------------------------------
     def _on_truth(self, ev: Event, pos: Position) -> None:
+        if self._diverged:
+            raise SimulationAborted(self._diverged)
         if self.session.game is not self._game or len(self.session.game.events) < ev.seq - 1:
             raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
                                     "the simulated players stop here")
@@ -199,6 +233,10 @@ class SimulatedTable:
             self.tags.used(mv["tile"], mv["player"])
         elif action == "rock":
             self.tags.used(tilecodes.ROCK, mv["player"])
+        for h, content in list(self.session.corrections.items()):
+            self._check_fix(h, content, pos)   # a fix that held until this move changed the space
+        if self._diverged:
+            raise SimulationAborted(self._diverged)
         if action in CAMERA_ACTIONS:
             self.show(pos.to_json()["board"])
         elif action == "draw":

@@ -34,7 +34,78 @@ def _log(db: str | None):
     return EventLog(path, create_dirs=db is None), path
 
 
-def _web(session, args: argparse.Namespace):
+def _invocation() -> str:
+    """The command line as typed, to repeat it with one more option."""
+    import shlex
+    prog = sys.argv[0]
+    if prog.endswith(("mycelium-companion", "cli.py", "-m", "__main__.py")):
+        return "mycelium-companion " + shlex.join(sys.argv[1:])
+    return "the same command"
+
+
+def _pick_table_game(log) -> str:
+    """The newest unfinished ``table`` game of ``log``; raises InputError listing the
+    candidates when there are none or several, with the command that picks one."""
+    from companion.commands import InputError
+    open_games = log.unfinished("table")
+    if len(open_games) == 1:
+        return open_games[0].id
+    if not open_games:
+        others = log.games()[-5:]
+        listing = "".join("\n  " + g.line() for g in others)
+        raise InputError(f"{log.path} holds no unfinished table game to resume"
+                         + (f"; its newest games:{listing}\nContinue one of them with: "
+                            "mycelium-companion run --resume --game ID ..." if others else ""))
+    listing = "".join("\n  " + g.line() for g in reversed(open_games))
+    raise InputError(f"{len(open_games)} table games in {log.path} are unfinished; which one?{listing}\n"
+                     f"Pick one: mycelium-companion run --resume --game {open_games[-1].id} ... "
+                     "(the same options as before)")
+
+
+def _describe_game(game) -> str:
+    """``table game ID (competitive, blue and orange) at move 74, started 2026-11-30 21:03``."""
+    import time as _t
+    started = ""
+    if game.log is not None:
+        info = next((g for g in game.log.games() if g.id == game.game_id), None)
+        if info is not None:
+            started = ", started " + _t.strftime("%Y-%m-%d %H:%M", _t.localtime(info.created))
+    pos = game.position
+    return (f"{game.kind} game {game.game_id} ({pos.mode}, {' and '.join(pos.colors)}) "
+            f"at move {len(game.events)}{started}")
+
+
+def table_pin(db: str | None, args: argparse.Namespace) -> tuple[str | None, str]:
+    """The table PIN for a game log: ``--pin`` (stored), ``--new-pin`` (a new random one,
+    stored) or the one stored beside the log (``<log>.pin``, mode 0600), created on first use.
+    Returns ``(pin, note)``; ``(None, ...)`` for ``:memory:`` (a new PIN each start).
+    Raises ValueError for a PIN that is not 4 to 8 digits.
+    """
+    import os
+    import secrets
+    pin = getattr(args, "pin", None)
+    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
+        raise ValueError("the PIN must be 4 to 8 digits")
+    if db in (None, ":memory:"):
+        return pin, "a new PIN each start (no game log)"
+    path = db + ".pin"
+    if pin is None and not getattr(args, "new_pin", False):
+        try:
+            stored = open(path, encoding="ascii").read().strip()
+            if stored.isdigit() and 4 <= len(stored) <= 8:
+                return stored, f"kept from {path}; --new-pin for a new one"
+        except (OSError, UnicodeDecodeError):
+            pass
+    if pin is None:
+        pin = f"{secrets.randbelow(10**6):06d}"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(pin + "\n")
+    os.chmod(path, 0o600)   # an older file may have had wider rights
+    return pin, f"stored in {path} (readable only by you)"
+
+
+def _web(session, args: argparse.Namespace, pin: str | None = None):
     if args.no_web:
         return None
     try:
@@ -43,7 +114,7 @@ def _web(session, args: argparse.Namespace):
         print(f"dashboard unavailable: {e}", file=sys.stderr)
         return None
     try:
-        return serve(session, host=args.host, port=args.port)
+        return serve(session, host=args.host, port=args.port, pin=pin)
     except OSError as e:
         print(f"mycelium-companion: cannot start the dashboard on {args.host}:{args.port} ({e.strerror}); "
               "try --port, or --no-web", file=sys.stderr)
@@ -88,6 +159,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from companion.table.record import Recorder
         sim.live.recorder = Recorder(args.record, setup=Recorder.setup_doc(sim.session.game))
         sim.session.input_hooks.append(sim.live.recorder.input)
+        sim.session.game.log_hooks.append(sim.live.recorder.logged)
     if not args.fast:
         srv = _web(sim.session, args)
         print(f"Simulated table: {args.mode}, {len(sim.session.position.colors)} players, seed {args.seed}; "
@@ -129,6 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from companion.eventlog import EventLogError
     from companion.game import Game
+    from companion.hexgrid import Hex
     from companion.setup import SetupError
     from companion.table.console import ConsoleLog
     from companion.table.live import LiveTable
@@ -147,12 +220,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     reader = _board_reader(args)
     if reader is None:
         return 2
-    initial = config = source = None
+    from companion.commands import InputError, open_checked
+    initial = config = source = items = history = None
     try:
         if args.replay:
-            from companion.table.record import RecordingError, load_setup
-            try:
+            from companion.table.record import RecordingError, load_history, load_setup, validate
+            try:   # the whole recording is checked before the log is touched
                 initial, config = load_setup(args.replay)
+                history = load_history(args.replay)
+                _check_history(initial, config, history or [], args.replay)
+                items = validate(args.replay)
             except RecordingError as e:
                 print(f"mycelium-companion: {e}", file=sys.stderr)
                 return 2
@@ -167,18 +244,34 @@ def cmd_run(args: argparse.Namespace) -> int:
             source = _camera(args)
             if source is None:
                 return 2
-        log, path = _log(args.db)
         if args.resume:
-            game = Game.resume(log, args.game)
-            print(f"Resuming game {game.game_id} at move {len(game.events)} (log: {path})")
+            from companion.commands import default_db
+            path = args.db or default_db()
+            log, game, note = open_checked(path, args.game, args.salvage, _invocation(), pick=_pick_table_game)
+            if note:
+                print(note)
+            print(f"Resuming {_describe_game(game)} (log: {path})")
+            if game.corrections:
+                latest = {Hex(*f["at"]): f["text"] for f in game.fixes}
+                print(f"{len(game.corrections)} space(s) fixed by hand: "
+                      + "; ".join(latest[h] for h in sorted(game.corrections)))
             if game.position.result is not None:
                 print(f"That game is over: {game.position.result['reason']}")
                 source.close()
                 return 0
         else:
-            game = Game(initial, config, log=log)
+            log, path = _log(args.db)
+            game = Game(initial, config, log=log, kind="replay" if args.replay else "table")
+            for kind, payload in history or []:
+                game.redo(kind, payload)   # a recording of a resumed game starts where it resumed
             print(f"Game {game.game_id or '(not logged)'}" + (f", logged in {path}" if log else ""))
-    except (EventLogError, SetupError) as e:
+            waiting = [g for g in log.unfinished("table") if g.id != game.game_id] if log and not args.replay else []
+            if waiting:
+                print(f"(Unfinished table game{'s' if len(waiting) > 1 else ''} in this log: "
+                      + ", ".join(f"{g.id} at move {g.moves}" for g in waiting)
+                      + "; 'mycelium-companion run --resume --game ID' continues one.)")
+        pin, pin_note = (None, "") if args.replay or args.no_web else table_pin(path if log else None, args)
+    except (EventLogError, SetupError, InputError, ValueError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         if source is not None:
             source.close()
@@ -189,20 +282,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         from companion.table.record import Recorder
         recorder = Recorder(args.record, setup=Recorder.setup_doc(game))
         session.input_hooks.append(recorder.input)
+        game.log_hooks.append(recorder.logged)
     live = LiveTable(session, reader=reader, recorder=recorder)
     session.feedback = live.feedback
     session.bus.subscribe(ConsoleLog(session))
     if args.replay:
-        from companion.table.record import RecordingError, replay
+        from companion.table.record import RecordingError, ReplayDiverged, replay
+        if history is None:
+            print("mycelium-companion: this recording carries no logged events (made before recordings kept them): "
+                  "the replay cannot be checked against the original run", file=sys.stderr)
         try:
-            n = replay(args.replay, live)
+            n = replay(args.replay, live, items)
+        except ReplayDiverged as e:
+            print(f"mycelium-companion: {e}", file=sys.stderr)
+            return 1
         except RecordingError as e:
             print(f"mycelium-companion: {e}", file=sys.stderr)
             return 2
         print(json.dumps({"inputs": n, "events": len(session.game.events), "result": session.position.result}))
         return 0
     session.set_status("camera", "ok", source.name)
-    srv = _web(session, args)
+    srv = _web(session, args, pin)
+    if srv is not None:
+        print(f"(PIN {pin_note})")
     bag = _bag_reader(args, live)
     live.run(source, bag)
     if recorder is not None:
@@ -210,6 +312,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if srv is not None:
         srv.shutdown()
     return 0
+
+
+def _check_history(initial, config, history, folder) -> None:
+    """Play a recording's ``history`` on a scratch game; RecordingError if it does not fit."""
+    from companion.game import Game
+    from companion.position import PositionError
+    from companion.rules import IllegalMove
+    from companion.table.record import RecordingError
+    scratch = Game(initial, config)
+    for i, (kind, payload) in enumerate(history):
+        try:
+            scratch.redo(kind, payload)
+        except (IllegalMove, PositionError, KeyError, TypeError, ValueError) as e:
+            raise RecordingError(f"{folder}/setup.json: field history[{i}]: {getattr(e, 'message', e)}") from None
 
 
 def _check_run_args(args: argparse.Namespace) -> str | None:
@@ -220,6 +336,12 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         return "--game names the game to continue: use it with --resume"
     if args.or_new and not args.resume:
         return "--or-new says what --resume does when there is no game to continue: use it with --resume"
+    if args.salvage and not args.resume:
+        return "--salvage recovers a damaged log to resume from: use it with --resume"
+    if args.pin is not None and args.new_pin:
+        return "--pin sets the PIN and --new-pin draws a new one: give one of them"
+    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 8):
+        return f"--pin {args.pin}: the PIN must be 4 to 8 digits"
     if args.resume and not args.or_new and (args.db in (None, ":memory:") or not os.path.isfile(args.db)):
         if args.db == ":memory:":
             return "--resume needs a game log; ':memory:' keeps none"
@@ -257,7 +379,11 @@ def _nothing_to_resume(args: argparse.Namespace) -> str | None:
     if path == ":memory:" or not os.path.isfile(path):
         return f"no game log at {path} yet"
     try:
-        game = Game.resume(EventLog(path), args.game)
+        log = EventLog(path, readonly=True)
+        if args.game is None:
+            # --resume takes the newest unfinished table game (asking when there are several)
+            return None if log.unfinished("table") else f"{path} holds no unfinished table game"
+        game = Game.resume(log, args.game)
     except EventLogError as e:
         return str(e)
     if game.position.result is not None:
@@ -358,10 +484,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--driver", choices=["companion", "rdm6300", "pn532"], default="companion")
     p.add_argument("--registry", default=None, help="tag registry file (default: the one 'rfid enroll' writes)")
     p.add_argument("--colors", default=None, help="player colours in turn order, e.g. blue,orange,red")
-    p.add_argument("--resume", action="store_true", help="continue a game from the log (the newest, or --game)")
-    p.add_argument("--game", default=None, help="with --resume: the game id to continue (see 'export')")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the unfinished table game of the log (asks when there are several; see 'games')")
+    p.add_argument("--game", default=None, help="with --resume: the game id to continue (see 'games')")
     p.add_argument("--or-new", action="store_true",
                    help="with --resume: start a new game when the log has none to continue (the boot service)")
+    p.add_argument("--salvage", action="store_true",
+                   help="with --resume, if the log is damaged: keep a copy, rebuild it up to the last good event, go on")
+    p.add_argument("--pin", default=None, help="set the table PIN (4 to 8 digits; kept beside the log for restarts)")
+    p.add_argument("--new-pin", action="store_true", help="draw a new table PIN instead of the one kept beside the log")
     p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
     p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")

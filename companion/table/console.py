@@ -46,7 +46,7 @@ class ConsoleLog:
         elif k == "status":
             self._print(f"[{d['device']}] {d['status']} {d.get('detail', '')}".rstrip())
         elif k == "correction":
-            self._print(f"[fix] {d['label']}: {d['content']}")
+            self._print(f"[fix] {d.get('text') or d['label']}")
 
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -19,7 +19,7 @@ from typing import Any
 from companion import economy
 from companion.edition import Edition, load_edition
 from companion.eventlog import EventLog
-from companion.game import Event, Game
+from companion.game import Event, Game, StaleUndo
 from companion.hexgrid import Hex
 from companion.moves import parse_move
 from companion.networks import MyceliumGraph
@@ -65,7 +65,6 @@ class TableSession:
         self.feedback = feedback or (lambda kind: None)
         self.illegal: dict[str, Any] | None = None
         self.question: Question | None = None
-        self.corrections: dict[Hex, dict[str, Any] | None] = {}
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
@@ -76,11 +75,18 @@ class TableSession:
 
     # --- construction -------------------------------------------------------------------
     @classmethod
-    def start(cls, config: GameConfig, log: EventLog | None, seed: int | None = None, **kw) -> "TableSession":
-        """A new game set up from ``config`` (raises :class:`~companion.setup.SetupError`)."""
+    def start(cls, config: GameConfig, log: EventLog | None, seed: int | None = None, kind: str = "table",
+              **kw) -> "TableSession":
+        """A new game of ``kind`` (see :mod:`companion.eventlog`) set up from ``config`` (raises
+        :class:`~companion.setup.SetupError`)."""
         ed = load_edition(config.edition)
         pos, _ = new_game(config, ed, random.Random(seed))
-        return cls(Game(pos, config, ed, log=log), **kw)
+        return cls(Game(pos, config, ed, log=log, kind=kind), **kw)
+
+    @property
+    def corrections(self) -> dict[Hex, dict[str, Any]]:
+        """The spaces fixed by hand (``Hex -> content``), kept in the game's log."""
+        return self.game.corrections
 
     @property
     def edition(self) -> Edition:
@@ -136,19 +142,30 @@ class TableSession:
                 self.illegal = None
                 self.bus.publish("cleared", {"why": why})
 
-    def undo(self) -> Event:
+    def undo(self, expect: int | None = None) -> Event:
         """Take back the last move; never a bag draw (the tile is out of the bag for real).
 
-        Raises :class:`SessionError` when there is nothing to undo or the last event is a draw.
+        ``expect``: the number of the move the table means to undo (the one the dashboard
+        showed); a double tap or another tablet's undo makes it stale.  Raises
+        :class:`SessionError` when there is nothing to undo, the last event is a draw, or
+        ``expect`` is not the last move (``stale`` is then true on the error); nothing changes.
         """
-        self._record({"input": "undo"})
+        self._record({"input": "undo", **({"expect": expect} if expect is not None else {})})
         with self.lock:
             if not self.game.events:
                 raise SessionError("nothing to undo")
             last = self.game.events[-1]
+            if expect is not None and last.seq != expect:
+                err = SessionError(f"move {expect} is no longer the last move (the last is move {last.seq}: "
+                                   f"{last.notes[0] if last.notes else last.move['action']}); nothing was undone")
+                err.stale = True
+                raise err
             if last.move["action"] == "draw":
                 raise SessionError("the last event is a tile drawn from the bag; a draw cannot be undone")
-            return self.game.undo()
+            try:
+                return self.game.undo(expect)
+            except StaleUndo as e:  # pragma: no cover - checked above under the same lock
+                raise SessionError(str(e)) from None
 
     def ask(self, prompt: str, choices: list[dict[str, Any]], on_answer: Callable[[int], None] | None = None) -> Question:
         """Put a question to the table (two readings fit); the answer calls ``on_answer``."""
@@ -200,11 +217,9 @@ class TableSession:
                     raise SessionError(f"content.paths: {e}") from None
         self._record({"input": "correct", "at": [h.q, h.r], "content": content})
         with self.lock:
-            if content is None:
-                self.corrections.pop(h, None)
-            else:
-                self.corrections[h] = content
-            self.bus.publish("correction", {"at": [h.q, h.r], "label": self.edition.label(h), "content": content})
+            fix = self.game.fix(h, content)   # logged first: a resumed game keeps its fixes
+            self.bus.publish("correction", {"at": [h.q, h.r], "label": fix["label"], "content": content,
+                                            "text": fix["text"], "after": fix["after"]})
 
     def set_status(self, device: str, status: str, detail: str = "") -> None:
         """Camera or reader status change (``ok``, ``stalled``, ``connected``...), announced."""
@@ -224,11 +239,15 @@ class TableSession:
         self._record({"input": "new_game", "config": config.to_json() if config else None, "position": pos.to_json()})
         ed = load_edition(pos.edition)
         with self.lock:
-            self.game = Game(pos, config, ed, log=log)
+            old = self.game
+            self.game = Game(pos, config, ed, log=log, kind=old.kind)
+            self.game.log_hooks.extend(old.log_hooks)
+            if old.log is not None and old.position.result is None:
+                # The table chose to replace it: not a game for --resume to offer again.
+                old.log.set_finished(old.game_id, f"abandoned: replaced by game {self.game.game_id}")
             self.game.subscribe(self._on_game)
             self.illegal = None
             self.question = None
-            self.corrections.clear()
             self.bus.publish("reset", {"reason": "new game"})
 
     # --- views ------------------------------------------------------------------------------
@@ -252,6 +271,7 @@ class TableSession:
                 "illegal": self.illegal,
                 "question": self.question.to_json() if self.question else None,
                 "corrections": [{"at": [h.q, h.r], "content": c} for h, c in self.corrections.items()],
+                "fixes": list(game.fixes[-log_tail:]),
                 "status": dict(self.status),
             }
         out = self._compute_state(game, seq, snap)
@@ -291,6 +311,7 @@ class TableSession:
             "illegal": snap["illegal"],
             "question": snap["question"],
             "corrections": snap["corrections"],
+            "fixes": [{"after": f["after"], "text": f["text"], "at": f["at"]} for f in snap["fixes"]],
             "status": snap["status"],
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],

@@ -34,7 +34,7 @@ def test_first_boot_starts_a_game_and_the_next_boot_resumes_it(tmp_path, camera_
     assert f"Nothing to resume (no game log at {db} yet): starting a new game" in out
     game_id = out.split("Game ", 1)[1].split(",")[0]
     assert run(db, camera_folder) == 0
-    assert f"Resuming game {game_id} at move" in capsys.readouterr().out
+    assert f"Resuming table game {game_id} (" in capsys.readouterr().out
 
 
 def test_or_new_needs_resume(tmp_path, camera_folder, capsys):
@@ -51,9 +51,16 @@ def test_resume_alone_still_refuses_a_missing_log(tmp_path, camera_folder, capsy
 def test_a_finished_game_is_not_resumed(tmp_path, monkeypatch):
     db = tmp_path / "games.sqlite3"
     db.write_bytes(b"")
+    unfinished: list = []
+    monkeypatch.setattr("companion.eventlog.EventLog",
+                        lambda path, readonly=False: types.SimpleNamespace(unfinished=lambda kind="table": unfinished))
     over = types.SimpleNamespace(game_id="20261130-g1", position=types.SimpleNamespace(result={"reason": "end"}))
     monkeypatch.setattr("companion.game.Game.resume", classmethod(lambda cls, log, gid=None: over))
-    args = argparse.Namespace(db=str(db), game=None)
+    assert table_cli._nothing_to_resume(argparse.Namespace(db=str(db), game=None)) == \
+        f"{db} holds no unfinished table game"
+    unfinished.append(object())
+    assert table_cli._nothing_to_resume(argparse.Namespace(db=str(db), game=None)) is None
+    args = argparse.Namespace(db=str(db), game="20261130-g1")
     assert table_cli._nothing_to_resume(args) == "game 20261130-g1 is over"
     over.position.result = None
     assert table_cli._nothing_to_resume(args) is None

@@ -380,8 +380,18 @@
 
   function renderLog() {
     const ol = $("#log");
-    const items = S.log.slice().reverse().map(e => h("li", { "data-seq": e.seq, class: replay && replay.seq === e.seq ? "on" : "", onclick: () => goReplay(e.seq) },
-      h("span", { class: "seq" }, e.seq), " ", e.text, e.notes.length ? h("ul", {}, ...e.notes.map(n => h("li", {}, n))) : ""));
+    // Fixes of misread spaces are events of the game too: shown after the move they followed.
+    const fixesAfter = {};
+    for (const f of S.fixes || []) (fixesAfter[f.after] = fixesAfter[f.after] || []).push(f);
+    const fixItems = n => (fixesAfter[n] || []).slice().reverse().map(f => h("li", { class: "fix" }, h("span", { class: "seq" }, "✎"), " Fix: " + f.text));
+    const items = [];
+    for (const e of S.log.slice().reverse()) {
+      items.push(...fixItems(e.seq));
+      items.push(h("li", { "data-seq": e.seq, class: replay && replay.seq === e.seq ? "on" : "", onclick: () => goReplay(e.seq) },
+        h("span", { class: "seq" }, e.seq), " ", e.text, e.notes.length ? h("ul", {}, ...e.notes.map(n => h("li", {}, n))) : ""));
+    }
+    const first = S.log.length ? S.log[0].seq - 1 : 0;
+    items.push(...fixItems(first));
     ol.replaceChildren(...items);
     $("#rp-pos").textContent = replay ? `${replay.seq} / ${replay.of}` : "live";
   }
@@ -393,8 +403,10 @@
     else if (!replay && note) note.remove();
     $("#act-end").disabled = over;
     const u = $("#act-undo");
-    u.disabled = !S.undo_allowed;
-    u.title = S.undo_allowed ? "Take back the last move" : "The last event is a bag draw (or there is none): it cannot be undone";
+    const last = S.log.length ? S.log[S.log.length - 1] : null;
+    u.disabled = !S.undo_allowed || undoBusy;
+    u.title = undoBusy ? "Taking the move back…" : S.undo_allowed && last ? `Take back move ${last.seq}: ${last.text}`
+      : "The last event is a bag draw (or there is none): it cannot be undone";
     $("#act-give").disabled = over;
     $("#act-swap").disabled = over;
   }
@@ -413,6 +425,25 @@
   }
 
   // --- table inputs ----------------------------------------------------------------------------
+  /** Undo names the move it takes back (the server refuses a stale number with 409), the
+   * button stays disabled while the request is in flight, and another player's move is taken
+   * back only after asking. */
+  let undoBusy = false;
+  function undoLast() {
+    const last = S.log.length ? S.log[S.log.length - 1] : null;
+    if (!last || undoBusy || !S.undo_allowed) return;
+    const go = () => {
+      undoBusy = true;
+      renderActions();
+      return Promise.resolve(send("undo", { seq: last.seq }, `Move ${last.seq} taken back: ${last.text}`))
+        .finally(() => { undoBusy = false; renderActions(); });
+    };
+    const who = last.move && last.move.player;
+    if (who && who !== "table" && who !== S.position.active) {
+      openDialog(`Undo ${cap(who)}'s move?`, [h("p", {}, `Move ${last.seq} was ${cap(who)}'s: ${last.text}. Take it back?`)],
+        [{ label: `Undo ${cap(who)}'s move`, primary: true, id: "undo-confirm", onclick: go }]);
+    } else go();
+  }
   function buyDialog(card, a) {
     const sets = a.payable_sets || [];
     const body = [h("p", {}, `${cap(S.position.active)} buys ${card.name} (${card.vp} VP).`), h("p", {}, ...cost(card, S.position))];
@@ -512,7 +543,7 @@
       else withPin(null);
     };
     $("#act-end").onclick = () => send("end-turn", {}, "Turn ended.");
-    $("#act-undo").onclick = () => send("undo", {}, "Last move taken back.");
+    $("#act-undo").onclick = undoLast;
     $("#act-give").onclick = giveDialog;
     $("#act-swap").onclick = swapDialog;
     $("#act-fix").onclick = () => fixDialog(selected);
