@@ -81,25 +81,76 @@
     if (refreshTimer) return;
     refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 30);
   }
+  // --- one event stream per browser ------------------------------------------------------------
+  /* A browser keeps at most six connections per host, and each QR scan opens a new tab: with
+   * a stream per tab the seventh tab never loads.  So the tabs of one browser elect a leader
+   * (a lease in localStorage, renewed every second) that alone holds the EventSource and
+   * relays each message to the others over a BroadcastChannel.  When the leader closes, it
+   * hands over at once; when it dies, another tab takes over after the lease runs out (4 s)
+   * and resumes from the last message id it had relayed, so nothing is missed.  Web Locks
+   * would be simpler but exist only on https or localhost, not on the table's Wi-Fi. */
+  const TAB_ID = Date.now().toString(36) + Math.random().toString(36).slice(2);
+  const LEASE_KEY = "mycelium-stream-leader", LEASE_MS = 4000, BEAT_MS = 1000;
+  let chan = null, leading = false;
+  try { chan = new BroadcastChannel("mycelium-events"); localStorage.getItem(LEASE_KEY); } catch (e) { chan = null; }
+  function readLease() { try { return JSON.parse(localStorage.getItem(LEASE_KEY) || "null"); } catch (e) { return null; } }
+  function beat() {
+    if (!chan) { if (!leading) { leading = true; connect(); } return; }
+    const now = Date.now(), lease = readLease();
+    if (!lease || lease.until < now || lease.id === TAB_ID) {
+      localStorage.setItem(LEASE_KEY, JSON.stringify({ id: TAB_ID, until: now + LEASE_MS }));
+      const mine = (readLease() || {}).id === TAB_ID;
+      if (mine && !leading) { leading = true; connect(); }
+      if (mine) chan.postMessage({ type: "beat", id: TAB_ID });
+    } else if (leading) stepDown();
+  }
+  function stepDown() {
+    leading = false;
+    if (es) { es.close(); es = null; }
+  }
+  function relay(type, extra) { if (chan && leading) chan.postMessage(Object.assign({ type, id: TAB_ID }, extra || {})); }
+  function startStreamSharing() {
+    if (chan) chan.onmessage = (ev) => {
+      const m = ev.data || {};
+      if (m.type === "beat" && leading && m.id < TAB_ID) stepDown();   // two leaders after a race: the lower id stays
+      else if (m.type === "msg" && !leading) onMessage(m.data, m.lastEventId);
+      else if (m.type === "open" && !leading) { setLink(true); refresh(); }
+      else if (m.type === "down" && !leading) setLink(false);
+      else if (m.type === "bye" && !leading) setTimeout(beat, 20 + Math.random() * 80);
+    };
+    window.addEventListener("pagehide", () => {
+      if (!leading) return;
+      const lease = readLease();
+      if (lease && lease.id === TAB_ID) localStorage.removeItem(LEASE_KEY);
+      relay("bye");
+      stepDown();
+    });
+    beat();
+    setInterval(beat, BEAT_MS);
+  }
+  function onMessage(data, eventId) {
+    let msg = {};
+    try { msg = JSON.parse(data); } catch (e) { return; }
+    if (msg.kind === "full") { setLink(false); toast(msg.data.message, true); return; }   // too many screens
+    if (msg.kind === "reset") {
+      // a new game, missed messages or a restarted server: the id may go down
+      lastId = Number(eventId) || 0;
+      startOver();
+    } else lastId = Math.max(lastId, Number(eventId) || 0);
+    document.body.dataset.lastEvent = String(lastId);
+    scheduleRefresh();
+  }
   function connect() {
+    if (!leading) return;
     if (es) es.close();
     es = new EventSource("/api/events?last=" + lastId);
     // every (re)connection reloads the state: after a server restart nothing else would
-    es.onopen = () => { setLink(true); refresh(); };
-    es.onmessage = (ev) => {
-      let msg = {};
-      try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg.kind === "reset") {
-        // a new game, missed messages or a restarted server: the id may go down
-        lastId = Number(ev.lastEventId) || 0;
-        startOver();
-      } else lastId = Math.max(lastId, Number(ev.lastEventId) || 0);
-      document.body.dataset.lastEvent = String(lastId);
-      scheduleRefresh();
-    };
+    es.onopen = () => { setLink(true); relay("open"); refresh(); };
+    es.onmessage = (ev) => { relay("msg", { data: ev.data, lastEventId: ev.lastEventId }); onMessage(ev.data, ev.lastEventId); };
     es.onerror = () => {
       setLink(false);
-      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+      relay("down");
+      if (es && es.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
     };
   }
   function setLink(ok) { document.body.classList.toggle("offline", !ok); }
@@ -564,7 +615,7 @@
   window.addEventListener("DOMContentLoaded", async () => {
     wire();
     await refresh();
-    connect();
+    startStreamSharing();
   });
-  window.MycDashboard = { refresh, state: () => S, post };
+  window.MycDashboard = { refresh, state: () => S, post, leading: () => leading };
 })();
