@@ -256,12 +256,17 @@
   function renderTop(pos) {
     const turn = $("#turn");
     turn.replaceChildren();
-    if (pos.result) turn.append("Game over");
+    if (pos.result) {
+      const w = pos.result.winners || [];
+      turn.append("Game over", w.length ? " · " : "", ...w.flatMap(c => [chip(c), " "]), w.length ? (w.length > 1 ? "win" : "wins") : "");
+    }
     else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length)
       turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
     else turn.append(`Turn ${pos.turn && pos.turn.number || 1} · `, chip(pos.active), " ", cap(pos.active), " to play");
+    renderLastMove();
     const t = replay ? replayTargets() : (S.targets || {});
-    const parts = [h("span", { class: "counter", id: "bag" }, `Bag ${pos.bag}`)];
+    const decks = pos.decks || S.decks || {};
+    const parts = [h("span", { class: "counter", id: "bag" }, `Bag ${pos.bag}`), h("span", { class: "counter", id: "decks" }, `Decks A ${decks.a} · B ${decks.b}`)];
     if (pos.mode === "cooperative") parts.push(h("span", { class: "counter" }, `VP ${t.vp} / ${t.target}`));
     else if (pos.mode === "team") parts.push(h("span", { class: "counter" }, Object.entries(t.teams || {}).map(([k, v]) => `Team ${k}: ${v}`).join(" · ") + ` / ${t.target}`));
     else parts.push(h("span", { class: "counter" }, `Goal ${t.target} VP`));
@@ -272,6 +277,20 @@
     badge.textContent = replay ? `REPLAY · move ${replay.seq} of ${replay.of} · not live` : "";
     const st = S.status || {};
     $("#devices").replaceChildren(...["camera", "reader"].map(d => h("span", { class: "dev " + (st[d] === "ok" || st[d] === "connected" ? "ok" : st[d] === "none" ? "none" : "bad"), title: d }, `${cap(d)}: ${st[d] || "none"}`)));
+  }
+
+  /** The last move in words ("Blue places a pink-yellow tile at F8") with a small picture of
+   * its tile, so nobody has to find the ★ on the board. */
+  function renderLastMove() {
+    const box = $("#lastmove");
+    const ev = replay ? (replay.seq ? { text: replay.text, move: replay.move } : null) : (S.log.length ? S.log[S.log.length - 1] : null);
+    if (!ev) { box.replaceChildren(); box.hidden = true; return; }
+    const mv = ev.move || {}, code = mv.tile || mv.paths;
+    box.hidden = false;
+    box.title = ev.text;
+    box.replaceChildren(h("span", { class: "lm-label" }, replay ? "Replayed: " : "Last: "),
+      typeof code === "string" && /^([PYG]|ROCK)/.test(code) ? MycBoard.tileIcon(code, 30) : "",
+      h("span", { class: "lm-text" }, cap(ev.text)));
   }
 
   /** The replayed position's targets, from its players (cooperative total, team sums). */
@@ -367,40 +386,63 @@
       const nut = NUT.map(([c, l]) => h("span", { class: "nut " + c, title: c }, l, h("b", {}, String(p.nutrients[c] || 0))));
       const full = p.nutrient_total >= p.nutrient_cap;
       const hand = h("span", { class: "hand", title: "hand" }, ...p.hand.map(code => MycBoard.tileIcon(code, HAND_PX)));
-      const spore = !p.spore ? "no spore yet" : p.spore.at === null ? "spore displaced" : p.spore.used ? "spore used" : "spore ready";
-      const row = h("div", { class: "player" + (p.active ? " active" : ""), "data-color": p.color },
-        h("div", { class: "pname" }, chip(p.color), h("span", {}, cap(p.color) + (p.team ? ` (team ${p.team})` : "")), p.active ? h("span", { class: "turnmark" }, "▶ to play") : ""),
+      const spore = !p.spore ? "no spore yet" : p.spore.at === null ? "spore off" : p.spore.used ? "spore used" : "spore ✓";
+      const active = p.active && !pos.result;  // after the game nobody is to play
+      const row = h("div", { class: "player" + (active ? " active" : ""), "data-color": p.color },
+        h("div", { class: "pname" }, chip(p.color), h("span", { class: "pn" }, cap(p.color) + (p.team ? ` · team ${p.team}` : "")), active ? h("span", { class: "turnmark" }, "▶ to play") : "",
+          h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
         hand,
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
-          h("span", { class: "vp" }, `${p.cards.length} card${p.cards.length === 1 ? "" : "s"} · ${p.vp} VP`),
-          h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
-        p.active && !pos.result && p.open_actions.length
+          h("span", { class: "vp" }, `${p.vp} VP · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
+        active && p.open_actions.length
           ? h("div", { class: "open", title: p.open_actions.join(" · ") }, "Still open: ", p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")) : "");
       return row;
     }));
   }
 
+  function nutBits(nut) {
+    const out = [];
+    for (const [c, l] of NUT) if (nut && nut[c]) out.push(h("span", { class: "nut " + c }, l, h("b", {}, String(nut[c]))));
+    return out;
+  }
+  /** The card's cost as printed: the mycelium it needs, and its nutrients (in cooperative and
+   * team modes one line per meeple colour, as the card shows them). */
   function cost(card, pos) {
     const parts = [];
-    if (card.mycelia) parts.push(h("span", { class: "swatch " + card.mycelia.color }, card.mycelia.color[0].toUpperCase()), ` ${card.mycelia.count} ${card.mycelia.color} tiles`);
-    const nut = pos.mode === "competitive" ? card.nutrients : (card.nutrients_by_meeple || {})[pos.active] || card.nutrients;
-    if (nut) for (const [c, l] of NUT) if (nut[c]) parts.push(" + ", h("span", { class: "nut " + c }, l, h("b", {}, String(nut[c]))));
+    if (card.mycelia) parts.push(h("span", { class: "myc", title: `${card.mycelia.count} ${card.mycelia.color} tiles in one network` },
+      h("span", { class: "swatch " + card.mycelia.color }, card.mycelia.color[0].toUpperCase()), `×${card.mycelia.count}`));
+    if (pos.mode !== "competitive" && card.nutrients_by_meeple) {
+      for (const p of pos.players) {
+        const bits = nutBits(card.nutrients_by_meeple[p.color]);
+        if (bits.length) parts.push(h("span", { class: "permeeple" }, chip(p.color), ...bits));
+      }
+    } else parts.push(...nutBits(card.nutrients));
     return parts;
+  }
+  /** What a player (as buyer) still lacks for a card, in a few characters; the sentence in
+   * the tooltip. */
+  function lacks(a, color) {
+    if (a.can_buy) return h("span", { class: "lack yes", title: `${cap(color)} can buy it` }, chip(color), "✓");
+    const bits = [];
+    if (a.missing_tiles) bits.push(`⬡${a.missing_tiles}`);
+    const miss = (a.missing_nutrients || {})[color] || {};
+    for (const [c, l] of NUT) if (miss[c]) bits.push(`${l}${miss[c]}`);
+    return h("span", { class: "lack", title: `${cap(color)}: ${a.shortfall || a.reason || "cannot buy"}` }, chip(color), bits.length ? "−" + bits.join(" ") : "✗");
   }
 
   function renderMarket(pos) {
     const box = $("#tab-market");
-    const active = pos.active, decks = pos.decks || S.decks;
-    box.replaceChildren(h("div", { class: "decks" }, `Decks: A ${decks.a} left · B ${decks.b} left · for ${cap(active)}:`),
-      ...(replay ? replay.market : S.market).map(card => {
-        const a = (card.afford || {})[active] || {};
-        return h("div", { class: "card" + (a.can_buy ? " can" : ""), "data-card": card.id },
-          h("div", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
-          h("div", { class: "ccost" }, ...cost(card, pos), card.effect ? h("span", { class: "effect" }, " · " + card.effect.replace(/_/g, " ")) : ""),
-          h("div", { class: "afford" }, a.can_buy ? h("span", { class: "yes" }, "✓ can buy") : h("span", { class: "no" }, "✗ " + (a.shortfall || "cannot buy"))),
-          a.can_buy && !pos.result && !replay ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
-      }));
+    const active = pos.active, over = !!pos.result;
+    box.replaceChildren(...(replay ? replay.market : S.market).map(card => {
+      const a = (card.afford || {})[active] || {};
+      const canBuy = a.can_buy && !over && !replay;
+      return h("div", { class: "card" + (canBuy ? " can" : ""), "data-card": card.id, title: card.effect ? card.effect.replace(/_/g, " ") : "" },
+        h("div", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
+        h("div", { class: "ccost" }, ...cost(card, pos)),
+        h("div", { class: "afford" }, ...pos.players.map(p => lacks((card.afford || {})[p.color] || {}, p.color))),
+        canBuy ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
+    }));
   }
 
   function renderGoals(pos) {
@@ -581,6 +623,12 @@
     ], [{ label: "Replace the game", primary: true, id: "new-confirm", onclick: go }]);
   }
 
+  function selectTab(name) {
+    document.body.dataset.tab = name;
+    for (const o of document.querySelectorAll("#tabs button")) o.setAttribute("aria-selected", String(o.dataset.tab === name));
+    for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + name;
+  }
+
   function joinDialog() {
     const tpl = $("#join-qr").content.cloneNode(true);
     openDialog("Join this table", [h("div", { class: "join" }, tpl)], []);
@@ -599,12 +647,11 @@
     $("#act-swap").onclick = swapDialog;
     $("#act-fix").onclick = () => fixDialog(selected);
     $("#act-new").onclick = newGameDialog;
-    for (const b of document.querySelectorAll("#tabs button")) {
-      b.onclick = () => {
-        for (const o of document.querySelectorAll("#tabs button")) o.setAttribute("aria-selected", String(o === b));
-        for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + b.dataset.tab;
-      };
-    }
+    for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => selectTab(b.dataset.tab);
+    // portrait screens show the board as a tab (it fills the width); landscape ones beside the panel
+    const portrait = window.matchMedia("(orientation: portrait)");
+    selectTab(portrait.matches ? "board" : "market");
+    portrait.addEventListener("change", () => { if (!portrait.matches && document.body.dataset.tab === "board") selectTab("market"); });
     $("#rp-first").onclick = () => goReplay(0);
     $("#rp-prev").onclick = () => goReplay((replay ? replay.seq : (S.log.length ? S.log[S.log.length - 1].seq : 0)) - 1);
     $("#rp-next").onclick = () => { if (replay) goReplay(replay.seq + 1); };
@@ -617,5 +664,5 @@
     await refresh();
     startStreamSharing();
   });
-  window.MycDashboard = { refresh, state: () => S, post, leading: () => leading };
+  window.MycDashboard = { refresh, state: () => S, post, leading: () => leading, selectTab };
 })();
