@@ -18,7 +18,8 @@ from webtools import PIN, play_turns
 def table():
     s = demo_session("competitive", 3, seed=9)
     play_turns(s, 4)
-    srv = serve(s, port=0, pin=PIN, announce=False)
+    # a closed tab's stream is noticed at the next write: keepalives every second, not 15 s
+    srv = serve(s, port=0, pin=PIN, announce=False, config={"SSE_KEEPALIVE_S": 1.0})
     yield s, srv
     srv.shutdown()
 

@@ -61,15 +61,28 @@
       const r = await fetch("/api/state", { credentials: "same-origin", cache: "no-store" });
       if (r.ok) {
         const doc = await r.json();
-        const restarted = (doc.seq || 0) < known;
-        if (restarted || (S && doc.game !== S.game)) startOver();
-        S = doc;
-        if (restarted) { lastId = S.seq || 0; connect(); }
-        render();
+        const restarted = applyState(doc, known);
+        relay("state", { doc, restarted });  // the other tabs of this browser draw it without asking again
       }
     } catch (e) { /* the stream will reconnect */ }
     refreshing = false;
     if (again) { again = false; refresh(); }
+  }
+  function applyState(doc, known) {
+    const restarted = (doc.seq || 0) < known;
+    if (restarted || (S && doc.game !== S.game)) startOver();
+    S = doc;
+    if (restarted) { lastId = S.seq || 0; connect(); }
+    render();
+    return restarted;
+  }
+  /** A state relayed by the leader tab: its own restart verdict holds (a message relayed while
+   * it loaded may have taken this tab's last id past the state's). */
+  function applyRelayed(doc, restarted) {
+    if (restarted || (S && doc.game !== S.game)) startOver();
+    if (restarted) lastId = doc.seq || 0;
+    S = doc;
+    render();
   }
   /** Forget everything tied to the old game or the old server: replay, selection, dialogs
    * that act on it. */
@@ -113,8 +126,9 @@
     if (chan) chan.onmessage = (ev) => {
       const m = ev.data || {};
       if (m.type === "beat" && leading && m.id < TAB_ID) stepDown();   // two leaders after a race: the lower id stays
-      else if (m.type === "msg" && !leading) onMessage(m.data, m.lastEventId);
-      else if (m.type === "open" && !leading) { setLink(true); refresh(); }
+      else if (m.type === "msg" && !leading) onMessage(m.data, m.lastEventId, false);
+      else if (m.type === "state" && !leading && m.doc) { if (!refreshing) applyRelayed(m.doc, m.restarted); }
+      else if (m.type === "open" && !leading) setLink(true);
       else if (m.type === "down" && !leading) setLink(false);
       else if (m.type === "bye" && !leading) setTimeout(beat, 20 + Math.random() * 80);
     };
@@ -128,7 +142,8 @@
     beat();
     setInterval(beat, BEAT_MS);
   }
-  function onMessage(data, eventId) {
+  /** A message of the stream; ``fetch``: load the state (the leader does, and relays it). */
+  function onMessage(data, eventId, fetch = true) {
     let msg = {};
     try { msg = JSON.parse(data); } catch (e) { return; }
     if (msg.kind === "full") { setLink(false); toast(msg.data.message, true); return; }   // too many screens
@@ -138,7 +153,7 @@
       startOver();
     } else lastId = Math.max(lastId, Number(eventId) || 0);
     document.body.dataset.lastEvent = String(lastId);
-    scheduleRefresh();
+    if (fetch) scheduleRefresh();
   }
   function connect() {
     if (!leading) return;
