@@ -68,3 +68,28 @@ def test_ten_tabs_share_one_stream_and_all_follow_the_game(browser, table):
         assert sum(p.evaluate("window.MycDashboard.leading()") for p in pages) == 1
     finally:
         ctx.close()
+
+
+def test_lock_every_tablet_from_the_page(browser, table):
+    s, srv = table
+    a, b = (browser.new_context(bypass_csp=True) for _ in range(2))
+    try:
+        pages = []
+        for ctx in (a, b):
+            page = ctx.new_page()
+            page.goto(srv.local_url)
+            page.wait_for_selector("body[data-rendered='1']")
+            page.click("#btn-lock")
+            page.fill("#pin-input", PIN)
+            page.keyboard.press("Enter")
+            page.wait_for_function("document.querySelector('#btn-lock').textContent === 'Lock'")
+            pages.append(page)
+        pages[0].click("#btn-lock")
+        pages[0].click("#lock-all")
+        pages[0].wait_for_function("document.querySelector('#btn-lock').textContent === 'Unlock'")
+        pages[1].evaluate("window.MycDashboard.refresh()")
+        pages[1].wait_for_function("document.querySelector('#btn-lock').textContent === 'Unlock'")
+        assert len(srv.app.extensions["table_unlocks"]) == 0
+    finally:
+        a.close()
+        b.close()

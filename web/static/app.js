@@ -653,8 +653,19 @@
   function wire() {
     $("#btn-join").onclick = joinDialog;
     $("#btn-lock").onclick = async () => {
-      if (unlocked()) { try { await post("lock", {}); toast("Locked: viewing only."); } catch (e) { toast(e.message, true); } refresh(); }
-      else withPin(null);
+      if (!unlocked()) return withPin(null);
+      // the unlock lives on the server: Lock ends it there, for this tablet or for all of them
+      const lock = async (everyone) => {
+        try {
+          const r = await post("lock", { everyone });
+          closeDialog();
+          toast(everyone ? `Every tablet locked (${r.ended}): the PIN is needed again.` : "Locked: viewing only.");
+        } catch (e) { dlgError(e.message); }
+        refresh();
+      };
+      openDialog("Lock", [h("p", {}, "Changes will need the table PIN again.")],
+        [{ label: "Lock this tablet", primary: true, id: "lock-this", onclick: () => lock(false) },
+         { label: "Lock every tablet", id: "lock-all", onclick: () => lock(true) }]);
     };
     $("#act-end").onclick = () => send("end-turn", {}, "Turn ended.");
     $("#act-undo").onclick = undoLast;
