@@ -104,7 +104,7 @@
    * would be simpler but exist only on https or localhost, not on the table's Wi-Fi. */
   const TAB_ID = Date.now().toString(36) + Math.random().toString(36).slice(2);
   const LEASE_KEY = "mycelium-stream-leader", LEASE_MS = 4000, BEAT_MS = 1000;
-  let chan = null, leading = false;
+  let chan = null, leading = false, streamOpened = false;
   try { chan = new BroadcastChannel("mycelium-events"); localStorage.getItem(LEASE_KEY); } catch (e) { chan = null; }
   function readLease() { try { return JSON.parse(localStorage.getItem(LEASE_KEY) || "null"); } catch (e) { return null; } }
   function beat() {
@@ -159,8 +159,9 @@
     if (!leading) return;
     if (es) es.close();
     es = new EventSource("/api/events?last=" + lastId);
-    // every (re)connection reloads the state: after a server restart nothing else would
-    es.onopen = () => { setLink(true); relay("open"); refresh(); };
+    // every reconnection reloads the state: after a server restart nothing else would (the
+    // first opening follows the state just loaded from its seq: nothing to reload)
+    es.onopen = () => { setLink(true); relay("open"); if (streamOpened) refresh(); streamOpened = true; };
     es.onmessage = (ev) => { relay("msg", { data: ev.data, lastEventId: ev.lastEventId }); onMessage(ev.data, ev.lastEventId); };
     es.onerror = () => {
       setLink(false);
@@ -245,8 +246,13 @@
   }
 
   // --- rendering -------------------------------------------------------------------------------
+  /* A tab in the background draws nothing until it is shown again: ten tabs of one tablet
+   * would otherwise redraw the board ten times per move. */
+  let renderPending = false;
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && renderPending) { renderPending = false; render(); } });
   function render() {
     if (!S) return;
+    if (document.hidden) { renderPending = true; return; }
     lastId = Math.max(lastId, S.seq || 0);
     document.body.dataset.lastEvent = String(lastId);
     document.body.dataset.game = S.game || "";
