@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/vision.py
 	$(BIN)/python bench/table.py
 	$(BIN)/python bench/dashboard.py
+	$(BIN)/python bench/gamelog.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

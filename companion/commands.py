@@ -170,36 +170,48 @@ def open_checked(db: str, game: str | None, salvage_ok: bool, command: str, read
 
     Returns ``(log, game, note)``; ``note`` says what salvage kept, or is ``None``.
     """
-    from companion.eventlog import EventLog, EventLogError, LogDamaged, salvage
-    from companion.game import Game, good_prefix
-    note = None
-    for attempt in (0, 1):
-        log = None
+    from companion.eventlog import EventLogError, LogDamaged, salvage
+    from companion.game import good_prefix
+    try:
+        return (*_open_game(db, game, readonly, pick), None)
+    except LogDamaged as e:
+        if not salvage_ok:
+            raise InputError(damage_report(e, command)) from None
         try:
-            log = EventLog(db, readonly=readonly)
-            gid = game or (pick(log) if pick else log.latest_game())
-            return log, Game.resume(log, gid), note
-        except LogDamaged as e:
-            if log is not None:
-                log.close()
-            if not salvage_ok or attempt:
-                raise InputError(damage_report(e, command)) from None
-            try:
-                backup, kept = salvage(db, check=good_prefix)
-            except (OSError, EventLogError) as e2:
-                raise InputError(f"{e}; it cannot be salvaged: {e2}") from None
-            where = f"game {e.game} kept up to event {kept.get(e.game, -1)}" if e.game else \
-                f"{len(kept)} game(s) kept up to their last good event"
-            note = f"The damaged log was copied to {backup}; {where}."
-        except EventLogError as e:
-            msg = str(e)
-            if log is not None:
-                ids = [g.id for g in log.games()]
-                if ids and game:
-                    msg += "; games in this log: " + ", ".join(ids) + " (see 'mycelium-companion games')"
-                log.close()
-            raise InputError(msg) from None
-    raise AssertionError("unreachable")  # pragma: no cover
+            backup, kept = salvage(db, check=good_prefix)
+        except (OSError, EventLogError) as e2:
+            raise InputError(f"{e}; it cannot be salvaged: {e2}") from None
+        where = (f"game {e.game} kept up to event {kept.get(e.game, -1)}" if e.game
+                 else f"{len(kept)} game(s) kept up to their last good event")
+        note = f"The damaged log was copied to {backup}; {where}."
+    try:
+        return (*_open_game(db, game, readonly, pick), note)
+    except LogDamaged as e:   # pragma: no cover - salvage keeps only events that read back
+        raise InputError(damage_report(e, command)) from None
+
+
+def _open_game(db: str, game: str | None, readonly: bool, pick):
+    """``(log, game)`` for :func:`open_checked`; LogDamaged passes through, other log errors
+    become :class:`InputError` (a wrong id lists the ids)."""
+    from companion.eventlog import EventLog, EventLogError, LogDamaged
+    from companion.game import Game
+    log = None
+    try:
+        log = EventLog(db, readonly=readonly)
+        gid = game or (pick(log) if pick else log.latest_game())
+        return log, Game.resume(log, gid)
+    except LogDamaged:
+        if log is not None:
+            log.close()
+        raise
+    except EventLogError as e:
+        msg = str(e)
+        if log is not None:
+            ids = [g.id for g in log.games()]
+            if ids and game:
+                msg += "; games in this log: " + ", ".join(ids) + " (see 'mycelium-companion games')"
+            log.close()
+        raise InputError(msg) from None
 
 
 @_guard
@@ -227,7 +239,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         raise InputError(f"no game log at {args.db}")
     try:
         log = EventLog(args.db, readonly=True)
-        games = log.games()
+        games = log.check(log.games())
         log.close()
     except EventLogError as e:
         raise InputError(damage_report(e, f"mycelium-companion export --db {args.db}")) from None

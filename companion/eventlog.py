@@ -57,6 +57,7 @@ MIGRATIONS = [
     ("games", "kind", "TEXT"),
     ("games", "finished", "TEXT"),
     ("events", "chain", "TEXT"),
+    ("games", "last_seq", "INTEGER"),   # the newest event's number: a deleted last event is found too
 ]
 
 
@@ -110,6 +111,7 @@ class GameInfo:
     kind: str                 # table, demo, replay, dashboard, unknown
     finished: str | None      # the result's reason, or None while the game goes on
     moves: int                # move events (undone ones subtracted)
+    damaged: str | None = None  # "event 41: ..." when a check found damage (see EventLog.check)
 
     @property
     def mode(self) -> str:
@@ -122,13 +124,14 @@ class GameInfo:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "mode": self.mode, "players": self.players, "moves": self.moves,
                 "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created)),
-                "finished": self.finished}
+                "finished": self.finished, "damaged": self.damaged}
 
     def line(self) -> str:
         """``20261130-221500-ab12cd  table  competitive  blue,orange  74 moves  started ...``."""
         d = self.to_json()
         return (f"{d['id']}  {d['kind']:<9} {d['mode']:<11} {','.join(d['players']):<22} {d['moves']:>4} moves  "
-                f"started {d['started']}  " + (f"finished ({d['finished']})" if d["finished"] else "unfinished"))
+                f"started {d['started']}  " + (f"finished ({d['finished']})" if d["finished"] else "unfinished")
+                + (f"  DAMAGED at {d['damaged']}" if d["damaged"] else ""))
 
 
 class EventLog:
@@ -154,10 +157,7 @@ class EventLog:
                 raise EventLogError(f"no game log at {self.path}")
         try:
             if readonly and self.path != ":memory:":
-                uri = f"file:{quote(os.path.abspath(self.path))}?mode=ro"
-                if not os.access(Path(self.path).parent, os.W_OK):
-                    uri += "&immutable=1"   # no -wal/-shm can be created there; nobody writes it
-                self.db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+                self.db = sqlite3.connect(self._readonly_uri(), uri=True, check_same_thread=False, isolation_level=None)
             else:
                 self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
                 self.db.execute("PRAGMA journal_mode=WAL")
@@ -172,6 +172,24 @@ class EventLog:
         if not self.columns["games"]:
             raise EventLogError(f"{self.path}: not a game log (no games table)")
 
+    def _readonly_uri(self) -> str:
+        """``mode=ro``; in a folder that cannot be written (no ``-shm`` can be made there),
+        ``immutable=1`` — unless a ``-wal`` file holds events not yet in the main file (a card
+        pulled after a power cut): then both are read from a private temporary copy, so no
+        event is missed."""
+        path = os.path.abspath(self.path)
+        if os.access(Path(path).parent, os.W_OK):
+            return f"file:{quote(path)}?mode=ro"
+        wal = Path(path + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            import tempfile
+            self._tmpdir = tempfile.mkdtemp(prefix="mycelium-log-")
+            copy = os.path.join(self._tmpdir, os.path.basename(path))
+            shutil.copyfile(path, copy)
+            shutil.copyfile(wal, copy + "-wal")
+            return f"file:{quote(copy)}?mode=ro"
+        return f"file:{quote(path)}?mode=ro&immutable=1"
+
     def _migrate(self) -> None:
         for table, col, decl in MIGRATIONS:
             have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
@@ -184,6 +202,10 @@ class EventLog:
     def close(self) -> None:
         """Close the database (everything appended is already durable)."""
         self.db.close()
+        tmp = getattr(self, "_tmpdir", None)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+            self._tmpdir = None
 
     # --- writing ----------------------------------------------------------------------------
     def new_game(self, config: dict[str, Any], game_id: str | None = None, kind: str = "table") -> str:
@@ -209,6 +231,21 @@ class EventLog:
                 prev = row[0] if row and row[0] else ""
             self.db.execute("INSERT INTO events (game, seq, kind, payload, ts, chain) VALUES (?, ?, ?, ?, ?, ?)",
                             (game, seq, kind, text, time.time(), chain_of(prev, seq, kind, text)))
+            self.db.execute("UPDATE games SET last_seq = ? WHERE id = ?", (seq, game))
+
+    def copy_events(self, game: str, rows: list[tuple[int, str, dict[str, Any], float]]) -> None:
+        """Store the events ``rows`` (as :meth:`events` returns them, time stamps kept) of a
+        game with no events yet, in one transaction (:func:`salvage`)."""
+        prev = game
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for seq, kind, payload, ts in rows:
+                text = json.dumps(payload, sort_keys=True)
+                prev = chain_of(prev, seq, kind, text)
+                self.db.execute("INSERT INTO events (game, seq, kind, payload, ts, chain) VALUES (?, ?, ?, ?, ?, ?)",
+                                (game, seq, kind, text, ts, prev))
+            if rows:
+                self.db.execute("UPDATE games SET last_seq = ? WHERE id = ?", (rows[-1][0], game))
 
     def set_finished(self, game: str, reason: str | None) -> None:
         """Mark ``game`` finished with the result's reason (``None``: going on again, after an
@@ -216,18 +253,6 @@ class EventLog:
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("UPDATE games SET finished = ? WHERE id = ?", (reason, game))
-
-    def pop(self, game: str) -> dict[str, Any] | None:
-        """Delete and return the last move row of ``game`` (logs written before undo was an
-        event; :class:`~companion.game.Game` now appends an ``undo`` event instead)."""
-        with self.db:
-            self.db.execute("BEGIN IMMEDIATE")
-            row = self.db.execute("SELECT seq, kind, payload FROM events WHERE game = ? AND seq > 0 "
-                                  "ORDER BY seq DESC LIMIT 1", (game,)).fetchone()
-            if row is None:
-                return None
-            self.db.execute("DELETE FROM events WHERE game = ? AND seq = ?", (game, row[0]))
-        return json.loads(row[2])
 
     # --- reading ----------------------------------------------------------------------------
     def events(self, game: str) -> list[tuple[int, str, dict[str, Any], float]]:
@@ -248,7 +273,22 @@ class EventLog:
 
     def read_events(self, game: str, out: list) -> LogDamaged | None:
         """Append the good events of ``game`` to ``out`` (as :meth:`events` returns them) and
-        return the damage that stopped the reading, or ``None`` when every row is good."""
+        return the damage that stopped the reading, or ``None`` when every row is good.
+
+        The rows and the game's newest event number are read in one transaction, so a game
+        being written meanwhile reads as a consistent snapshot.
+        """
+        try:
+            self.db.execute("BEGIN")
+        except sqlite3.DatabaseError as e:
+            return _malformed(self.path, e, game, 0, -1)
+        try:
+            return self._read_events(game, out)
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+
+    def _read_events(self, game: str, out: list) -> LogDamaged | None:
         chained = "chain" in self.columns["events"]
         sql = f"SELECT seq, kind, payload, ts{', chain' if chained else ''} FROM events WHERE game = ? ORDER BY seq"
         prev = game
@@ -278,6 +318,11 @@ class EventLog:
                 out.append((seq, kind, payload, float(ts)))
                 prev = chain
                 expect += 1
+            if "last_seq" in self.columns["games"]:
+                row = self.db.execute("SELECT last_seq FROM games WHERE id = ?", (game,)).fetchone()
+                if row and isinstance(row[0], int) and row[0] >= expect:
+                    return LogDamaged(self.path, game, expect, "this event is missing (deleted from the file)",
+                                      expect - 1)
         except sqlite3.DatabaseError as e:
             return _malformed(self.path, e, game, expect, expect - 1)
         return None
@@ -302,6 +347,14 @@ class EventLog:
             out.append(GameInfo(g, float(c), config if isinstance(config, dict) else {}, k or "unknown", f,
                                 int(counts.get(g) or 0)))
         return out
+
+    def check(self, games: list[GameInfo]) -> list[GameInfo]:
+        """Fill in ``damaged`` for each game whose stored events do not read back as written
+        (numbering, JSON, checksums; the rules are not replayed).  Returns ``games``."""
+        for g in games:
+            err = self.read_events(g.id, [])
+            g.damaged = f"event {err.seq}: {err.what}" if err is not None else None
+        return games
 
     def latest_game(self, kind: str | None = None) -> str | None:
         """Id of the most recently created game (of ``kind`` when given), or ``None``."""
@@ -354,8 +407,7 @@ def salvage(path: str | Path, check=None) -> tuple[Path, dict[str, int]]:
                 dst.db.execute("BEGIN IMMEDIATE")
                 dst.db.execute("INSERT INTO games (id, created, config, kind) VALUES (?, ?, ?, ?)",
                                (g.id, g.created, json.dumps(g.config, sort_keys=True), g.kind if g.kind in KINDS else None))
-            for seq, kind, payload, _ts in rows:
-                dst.append(g.id, seq, kind, payload)
+            dst.copy_events(g.id, rows)
             if g.finished and len(rows) == complete:
                 dst.set_finished(g.id, g.finished)
             kept[g.id] = len(rows) - 1

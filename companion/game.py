@@ -63,6 +63,9 @@ class Game:
         self.log = log
         self.game_id = game_id
         self.log_seq = 0
+        self.history: list[tuple[str, dict[str, Any]]] = []
+        """Every event after the setup as ``(kind, payload)``, in log order (a recording of a
+        resumed game starts from it)."""
         self._subscribers: list[Callable[[str, Event | None, Position], None]] = []
         self.log_hooks: list[Callable[[int, str, dict[str, Any]], None]] = []
         """Called with ``(event number, kind, payload)`` after every logged event (a
@@ -91,6 +94,7 @@ class Game:
         if self.log is not None:
             self.log.append(self.game_id, seq, kind, payload)
         self.log_seq = seq
+        self.history.append((kind, payload))
         for hook in self.log_hooks:
             hook(seq, kind, payload)
 
@@ -200,6 +204,12 @@ class Game:
             game.log_seq = seq
         return game, None
 
+    def redo(self, kind: str, payload: dict[str, Any]) -> None:
+        """Play one logged event again (``move``, ``undo`` or ``fix``), logging it anew: a
+        replayed recording of a resumed game starts with the events before the recording.
+        Raises the errors of :meth:`play`, or ``ValueError`` for an event that does not fit."""
+        self._replay(kind, payload)
+
     def _replay(self, kind: str, payload: dict[str, Any]) -> None:
         if kind == "move":
             if payload.get("seq", len(self.events) + 1) != len(self.events) + 1:
@@ -210,7 +220,7 @@ class Game:
                 raise ValueError(f"it undoes move {payload['undoes']}, which is not the last move")
             self.undo()
         elif kind == "fix":
-            self._apply_fix({**payload, "at": [int(payload["at"][0]), int(payload["at"][1])]})
+            self.fix(Hex(int(payload["at"][0]), int(payload["at"][1])), payload["content"])
         else:
             raise ValueError(f"unknown event kind {kind!r}")
 
@@ -231,14 +241,9 @@ class Game:
 def good_prefix(log: EventLog, gid: str, rows: list) -> int:
     """The number of the last event of ``rows`` (one game's checked log rows) that the rules
     accept on replay: :func:`~companion.eventlog.salvage` keeps the events up to it."""
-    info = next((g for g in log.games() if g.id == gid), None) if _games_readable(log) else None
+    try:
+        info = next((g for g in log.games() if g.id == gid), None)
+    except EventLogError:
+        info = None
     _game, err = Game.fold(log, gid, rows, info.config if info else None)
     return len(rows) - 1 if err is None else err.good
-
-
-def _games_readable(log: EventLog) -> bool:
-    try:
-        log.games()
-        return True
-    except EventLogError:
-        return False

@@ -27,6 +27,7 @@ import numpy as np
 
 from companion import tiles as tilecodes
 from companion.game import Event
+from companion.hexgrid import Hex
 from companion.position import Position
 from companion.rules import check
 from companion.selfplay import BotTable
@@ -139,13 +140,12 @@ class SimulatedTable:
     def _on_message(self, msg) -> None:
         # A fix on the dashboard that contradicts the simulated players' board: the camera
         # reading (with the fix) can never match again, so stop instead of waiting for it.
-        if msg.kind != "correction" or msg.data.get("content") is None or self._diverged:
-            return
-        at = msg.data["at"]
-        truth = self.truth.position
-        from companion.hexgrid import Hex
-        h = Hex(int(at[0]), int(at[1]))
-        content = msg.data["content"]
+        if msg.kind == "correction" and msg.data.get("content") is not None and not self._diverged:
+            at = msg.data["at"]
+            self._check_fix(Hex(int(at[0]), int(at[1])), msg.data["content"], self.truth.position)
+
+    def _check_fix(self, h: Hex, content: dict[str, Any], truth: Position) -> None:
+        """Note a divergence when the fix of space ``h`` says otherwise than ``truth``."""
         kind = content.get("kind")
         code = truth.tiles.get(h)
         if kind == "tile":
@@ -156,12 +156,12 @@ class SimulatedTable:
             ok = code is None and h not in truth.rocks
         else:
             ok = True   # substrates and trees: the reading decides
-        if not ok:
-            from companion.wording import tile_words
+        if not ok and not self._diverged:
+            from companion.wording import fix_words, tile_words
             there = tile_words(code) if code else ("a rock" if h in truth.rocks else "nothing")
             self._diverged = (f"the companion's game and the simulated players' game differ at move "
-                              f"{len(self.session.game.events) + 1} ({msg.data.get('text') or msg.data['label']}, but "
-                              f"the simulated players' board has {there} there); the simulated players stop here")
+                              f"{len(self.session.game.events) + 1} ({fix_words(self.edition.label(h), content)}, "
+                              f"but the simulated players' board has {there} there); the simulated players stop here")
 
     # --- the physical world -----------------------------------------------------------------
     def _render(self, board: dict[str, Any]) -> np.ndarray:
@@ -218,6 +218,10 @@ class SimulatedTable:
         before = self.truth.game._positions[-2]
         if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
             self._inject_illegal(before)
+        for h, content in list(self.session.corrections.items()):
+            self._check_fix(h, content, pos)   # a fix that held until this move changed the space
+        if self._diverged:
+            raise SimulationAborted(self._diverged)
         if action in CAMERA_ACTIONS:
             self.show(pos.to_json()["board"])
         elif action == "draw":

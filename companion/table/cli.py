@@ -216,12 +216,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if reader is None:
         return 2
     from companion.commands import InputError, open_checked
-    initial = config = source = items = None
+    initial = config = source = items = history = None
     try:
         if args.replay:
-            from companion.table.record import RecordingError, load_setup, validate
+            from companion.table.record import RecordingError, load_history, load_setup, validate
             try:   # the whole recording is checked before the log is touched
                 initial, config = load_setup(args.replay)
+                history = load_history(args.replay)
+                _check_history(initial, config, history or [], args.replay)
                 items = validate(args.replay)
             except RecordingError as e:
                 print(f"mycelium-companion: {e}", file=sys.stderr)
@@ -255,6 +257,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             log, path = _log(args.db)
             game = Game(initial, config, log=log, kind="replay" if args.replay else "table")
+            for kind, payload in history or []:
+                game.redo(kind, payload)   # a recording of a resumed game starts where it resumed
             print(f"Game {game.game_id or '(not logged)'}" + (f", logged in {path}" if log else ""))
             waiting = [g for g in log.unfinished("table") if g.id != game.game_id] if log and not args.replay else []
             if waiting:
@@ -279,6 +283,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     session.bus.subscribe(ConsoleLog(session))
     if args.replay:
         from companion.table.record import RecordingError, ReplayDiverged, replay
+        if history is None:
+            print("mycelium-companion: this recording carries no logged events (made before recordings kept them): "
+                  "the replay cannot be checked against the original run", file=sys.stderr)
         try:
             n = replay(args.replay, live, items)
         except ReplayDiverged as e:
@@ -300,6 +307,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if srv is not None:
         srv.shutdown()
     return 0
+
+
+def _check_history(initial, config, history, folder) -> None:
+    """Play a recording's ``history`` on a scratch game; RecordingError if it does not fit."""
+    from companion.game import Game
+    from companion.position import PositionError
+    from companion.rules import IllegalMove
+    from companion.table.record import RecordingError
+    scratch = Game(initial, config)
+    for i, (kind, payload) in enumerate(history):
+        try:
+            scratch.redo(kind, payload)
+        except (IllegalMove, PositionError, KeyError, TypeError, ValueError) as e:
+            raise RecordingError(f"{folder}/setup.json: field history[{i}]: {getattr(e, 'message', e)}") from None
 
 
 def _check_run_args(args: argparse.Namespace) -> str | None:

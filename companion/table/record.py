@@ -63,8 +63,10 @@ class Recorder:
 
     @staticmethod
     def setup_doc(game) -> dict[str, Any]:
-        """What ``setup.json`` holds: the initial position and the game config."""
-        return {"position": game.initial.to_json(), "config": game.config.to_json() if game.config else None}
+        """What ``setup.json`` holds: the initial position, the game config and, for a resumed
+        game, the events logged before the recording started (``history``)."""
+        return {"position": game.initial.to_json(), "config": game.config.to_json() if game.config else None,
+                "history": [[k, p] for k, p in game.history]}
 
     def _write(self, line: dict[str, Any]) -> None:
         with self._lock:
@@ -99,6 +101,24 @@ class Recorder:
 
     def close(self) -> None:
         self._index.close()
+
+
+def load_history(folder: str | Path) -> list[tuple[str, dict[str, Any]]] | None:
+    """The events logged before a recording started (a resumed game), as ``(kind, payload)``;
+    ``None`` for a recording made before recordings kept them.  Raises
+    :class:`RecordingError` for a malformed list."""
+    p = Path(folder) / "setup.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise RecordingError(f"{p}: cannot read the recording's setup ({e})") from None
+    if not isinstance(doc, dict) or "history" not in doc:
+        return None
+    hist = doc["history"]
+    if not isinstance(hist, list) or not all(isinstance(h, list) and len(h) == 2 and isinstance(h[0], str)
+                                             and isinstance(h[1], dict) for h in hist):
+        raise RecordingError(f"{p}: field history: must list [kind, payload] pairs")
+    return [(k, v) for k, v in hist]
 
 
 def load_setup(folder: str | Path):
@@ -265,7 +285,7 @@ def replay(folder: str | Path, table, items: list[dict[str, Any]] | None = None)
                     pass  # the input was refused live too; the recording keeps it for fidelity
             n += 1
             if expected:
-                checked = _compare(expected, seen, checked, item)
+                checked = _compare(expected, seen, checked, item, items)
         if expected and checked < len(expected):
             want = expected[checked]
             raise ReplayDiverged(f"{folder}: the replay diverges at the end: the recording logged event {want['seq']} "
@@ -277,10 +297,25 @@ def replay(folder: str | Path, table, items: list[dict[str, Any]] | None = None)
     return n
 
 
-def _compare(expected: list[dict[str, Any]], seen: list, checked: int, item: dict[str, Any]) -> int:
+def _source(items: list[dict[str, Any]], item: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
+    """Where a logged draw came from, when the reader line that delivered it is not the
+    current step (a draw waits for the placement before it)."""
+    mv = payload.get("move") or {}
+    if kind != "move" or mv.get("action") != "draw":
+        return ""
+    for it in reversed([it for it in items if it["line"] <= item["line"]]):
+        ev = it.get("event") if it["kind"] == "reader" else None
+        if isinstance(ev, dict) and ev.get("event") == "tile_drawn" and ev.get("tile") == mv.get("tile"):
+            return f"; that tile came from the reader on line {it['line']}" if it["line"] != item["line"] else ""
+    return ""
+
+
+def _compare(expected: list[dict[str, Any]], seen: list, checked: int, item: dict[str, Any],
+             items: list[dict[str, Any]] | None = None) -> int:
     while checked < len(seen):
         seq, kind, payload = seen[checked]
-        step = f"step {item['line']} of index.jsonl ({item['kind']}{'' if item['kind'] != 'input' else ' ' + item.get('input', 'move')})"
+        step = f"step {item['line']} of index.jsonl ({item['kind']}{'' if item['kind'] != 'input' else ' ' + item.get('input', 'move')}"
+        step += _source(items or [], item, kind, payload) + ")"
         if checked >= len(expected):
             raise ReplayDiverged(f"the replay diverges at {step}: it logged event {seq} "
                                  f"({_describe_logged(kind, payload)}), which the recording does not have")

@@ -242,6 +242,9 @@ class TableSession:
             old = self.game
             self.game = Game(pos, config, ed, log=log, kind=old.kind)
             self.game.log_hooks.extend(old.log_hooks)
+            if old.log is not None and old.position.result is None:
+                # The table chose to replace it: not a game for --resume to offer again.
+                old.log.set_finished(old.game_id, f"abandoned: replaced by game {self.game.game_id}")
             self.game.subscribe(self._on_game)
             self.illegal = None
             self.question = None

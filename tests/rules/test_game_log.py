@@ -92,3 +92,55 @@ def test_kill_9_mid_game_resumes_the_same_game_at_the_same_move(tmp_path):
     cont = BotTable.from_game(resumed, seed=9)
     cont.run()
     assert cont.position.result is not None
+
+
+def test_a_log_written_before_kinds_and_checksums_still_reads_and_migrates(tmp_path):
+    import json
+    import sqlite3
+    truth = BotTable(GameConfig(), seed=11)
+    for _ in range(3):
+        truth.play_turn()
+    db = tmp_path / "old.sqlite3"
+    d = sqlite3.connect(db)
+    d.executescript("""CREATE TABLE games (id TEXT PRIMARY KEY, created REAL NOT NULL, config TEXT NOT NULL);
+        CREATE TABLE events (game TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL,
+                             ts REAL NOT NULL, PRIMARY KEY (game, seq));""")
+    d.execute("INSERT INTO games VALUES ('old', 1.0, ?)", (json.dumps(GameConfig().to_json()),))
+    d.execute("INSERT INTO events VALUES ('old', 0, 'setup', ?, 1.0)", (json.dumps(truth.game.initial.to_json()),))
+    for e in truth.game.events:
+        d.execute("INSERT INTO events VALUES ('old', ?, 'move', ?, 1.0)", (e.seq, json.dumps(e.to_json())))
+    d.commit()
+    d.close()
+    ro = EventLog(db, readonly=True)                 # read as it is, without migrating
+    assert [(g.id, g.kind, g.moves) for g in ro.games()] == [("old", "unknown", len(truth.game.events))]
+    ro.close()
+    game = Game.resume(EventLog(db))                  # opened for writing: migrated, then goes on
+    assert game.position.to_json() == truth.position.to_json()
+    from companion.movegen import legal_moves
+    game.play(legal_moves(game.position, game.edition)[0])
+    again = Game.resume(EventLog(db), "old")
+    assert len(again.events) == len(truth.game.events) + 1
+
+
+def test_undo_and_fixes_are_events_and_tampering_is_found(tmp_path):
+    import sqlite3
+    from companion.eventlog import LogDamaged
+    from companion.hexgrid import Hex
+    db = tmp_path / "g.sqlite3"
+    table = BotTable(GameConfig(), seed=11, log=EventLog(db))
+    for _ in range(2):
+        table.play_turn()
+    game = table.game
+    game.fix(Hex(0, 0), {"kind": "rock"})
+    last = game.undo()
+    kinds = [k for _, k, _, _ in EventLog(db).events(game.game_id)[-2:]]
+    assert kinds == ["fix", "undo"]
+    back = Game.resume(EventLog(db), game.game_id)
+    assert len(back.events) == len(game.events) and back.corrections == {Hex(0, 0): {"kind": "rock"}}
+    assert back.fixes[0]["after"] == last.seq
+    d = sqlite3.connect(db)
+    d.execute("UPDATE events SET payload = replace(payload, '\"rock\"', '\"empty\"') WHERE kind = 'fix'")
+    d.commit()
+    d.close()
+    with pytest.raises(LogDamaged, match=r"is damaged, event \d+: it was changed after it was written"):
+        Game.resume(EventLog(db), game.game_id)

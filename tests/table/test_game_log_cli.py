@@ -98,6 +98,16 @@ def test_no_table_game_to_resume_says_so(tmp_path, camera):
     assert r.returncode == 2 and "no unfinished table game" in r.stderr and demo in r.stderr
 
 
+def test_a_game_replaced_from_the_dashboard_is_not_offered_for_resume(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    s = TableSession.start(GameConfig(), log, seed=1)
+    old = s.game.game_id
+    s.new_game(GameConfig(), log, seed=2)
+    assert [g.id for g in log.unfinished("table")] == [s.game.game_id]
+    assert next(g for g in log.games() if g.id == old).finished == f"abandoned: replaced by game {s.game.game_id}"
+
+
 # --- 2. damaged logs -------------------------------------------------------------------------------
 def _tamper(db):
     d = sqlite3.connect(db)
@@ -118,6 +128,15 @@ def _delete(db):
     return 4, "this event is missing"
 
 
+def _delete_last(db):
+    d = sqlite3.connect(db)
+    (last,) = d.execute("SELECT MAX(seq) FROM events").fetchone()
+    d.execute("DELETE FROM events WHERE seq = ?", (last,))
+    d.commit()
+    d.close()
+    return last, "this event is missing"
+
+
 def _bad_json(db):
     d = sqlite3.connect(db)
     d.execute("UPDATE events SET payload = '{\"move\": {\"action\": ' WHERE seq = 5")
@@ -136,7 +155,7 @@ def _flip_bytes(db):
     return None, None
 
 
-@pytest.mark.parametrize("damage", [_tamper, _delete, _bad_json, _flip_bytes])
+@pytest.mark.parametrize("damage", [_tamper, _delete, _delete_last, _bad_json, _flip_bytes])
 def test_a_damaged_log_is_one_sentence_and_can_be_salvaged(tmp_path, damage):
     db = tmp_path / "games.sqlite3"
     gid, n = table_game(db, turns=4)
@@ -188,6 +207,7 @@ def test_resume_salvage_continues_from_the_last_good_event(tmp_path, camera):
     _delete(db)
     r = run_resume(db, camera)
     assert r.returncode == 2 and "event 4: this event is missing" in r.stderr
+    assert "DAMAGED at event 4: this event is missing" in cli("games", "--db", db).stdout
     r = run_resume(db, camera, "--salvage")
     assert r.returncode == 0, r.stderr
     assert f"Resuming table game {gid} (competitive, blue and orange) at move 3" in r.stdout
@@ -223,6 +243,27 @@ def test_export_and_games_read_a_log_they_cannot_write(tmp_path, monkeypatch, ca
         log.append(gid, 99, "move", {})
 
 
+def test_a_read_only_copy_taken_after_a_power_cut_still_shows_every_event(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    t = BotTable(GameConfig(), seed=11, log=log)
+    for _ in range(2):
+        t.play_turn()
+    wal = Path(str(db) + "-wal")
+    assert wal.stat().st_size > 0                          # the newest events are still in the WAL
+    ro = tmp_path / "card"
+    ro.mkdir()
+    (ro / "games.sqlite3").write_bytes(db.read_bytes())
+    (ro / "games.sqlite3-wal").write_bytes(wal.read_bytes())
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == ro and mode == os.W_OK else real_access(p, mode))
+    from companion.cli import main
+    assert main(["export", "--db", str(ro / "games.sqlite3")]) == 0
+    assert len(json.loads(capsys.readouterr().out)["events"]) == len(t.game.events)
+    assert sorted(p.name for p in ro.iterdir()) == ["games.sqlite3", "games.sqlite3-wal"]
+    log.close()
+
+
 # --- 4. fixes are events ------------------------------------------------------------------------------
 def test_fixes_are_logged_replayed_on_resume_and_shown_in_the_log(tmp_path, camera):
     db = tmp_path / "games.sqlite3"
@@ -244,6 +285,25 @@ def test_fixes_are_logged_replayed_on_resume_and_shown_in_the_log(tmp_path, came
     assert "1 space(s) fixed by hand: E6 set by hand: a pink tile" in r.stdout
     doc = json.loads(cli("export", "--db", db).stdout)
     assert [f["label"] for f in doc["fixes"]] == ["E5", "E6", "E5"]
+
+
+def test_a_recording_of_a_resumed_game_replays_from_where_it_resumed(tmp_path, camera):
+    db = tmp_path / "games.sqlite3"
+    gid, n = table_game(db, turns=3)
+    log = EventLog(db)
+    game = Game.resume(log, gid)
+    TableSession(game).correct((0, 0), {"kind": "rock"})
+    log.close()
+    rec = tmp_path / "rec"
+    r = run_resume(db, camera, "--record", rec)
+    assert r.returncode == 0, r.stderr
+    r = cli("run", "--replay", rec, "--db", tmp_path / "replay.sqlite3", "--no-web")
+    assert r.returncode == 0, r.stderr
+    assert "cannot be checked" not in r.stderr
+    replayed = Game.resume(EventLog(tmp_path / "replay.sqlite3"))
+    original = Game.resume(EventLog(db), gid)
+    assert [e.move for e in replayed.events] == [e.move for e in original.events] and len(replayed.events) == n
+    assert replayed.corrections == original.corrections and replayed.log_seq == original.log_seq
 
 
 # --- 7. undo names its move ------------------------------------------------------------------------------

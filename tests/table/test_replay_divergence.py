@@ -12,6 +12,7 @@ import pytest
 
 from companion.eventlog import EventLog
 from companion.game import Game
+from companion.hexgrid import Hex
 from companion.setup import GameConfig
 from companion.sim.table import SimulatedTable, SimulationAborted
 from companion.table.record import Recorder
@@ -127,6 +128,22 @@ def test_a_wrong_fix_ends_the_demo_with_the_divergence_message():
     sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
     sim.session.correct((0, 0), {"kind": "empty"})
     assert sim._diverged is None
+
+
+def test_a_fix_that_a_later_move_contradicts_ends_the_demo_too():
+    from companion.selfplay import BotTable
+    truth = BotTable(GameConfig(), seed=4)
+    while not any(e.move["action"] == "place" for e in truth.game.events):
+        truth.play_turn()
+    place = next(e for e in truth.game.events if e.move["action"] == "place")
+    q, r = place.move["at"]
+    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
+    sim.session.correct((q, r), {"kind": "empty"})         # true until the tile is placed there
+    assert sim._diverged is None
+    label = sim.edition.label(Hex(q, r))
+    with pytest.raises(SimulationAborted, match=rf"differ at move {place.seq} \({label} set by hand: nothing, but the "
+                                                r"simulated players' board has an? [a-z-]+ tile there\)"):
+        sim.run()
 
 
 def test_a_wrong_fix_on_the_dashboard_ends_demo_with_exit_1(tmp_path):
