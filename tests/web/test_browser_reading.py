@@ -37,6 +37,11 @@ def inside(page, sel, width, height):
     return boxes
 
 
+def overlap(a, b):
+    return a["x"] < b["x"] + b["width"] - 0.5 and b["x"] < a["x"] + a["width"] - 0.5 \
+        and a["y"] < b["y"] + b["height"] - 0.5 and b["y"] < a["y"] + a["height"] - 0.5
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_everything_a_player_reads_is_on_screen(browser, table, size):
     session, srv = table
@@ -60,6 +65,11 @@ def test_everything_a_player_reads_is_on_screen(browser, table, size):
     page.screenshot(path=str(ARTIFACTS / f"reading-{mode}-{width}x{height}-market.png"))
     cards = inside(page, "#tab-market .card", width, height)
     assert len(cards) == 6
+    panel = page.locator("#tab-market").bounding_box()  # not clipped by the panel or under the inputs
+    actions = page.locator("#actions").bounding_box()
+    for b in cards:
+        assert b["y"] + b["height"] <= panel["y"] + panel["height"] + 0.5, (b, panel)
+        assert not overlap(b, actions), (b, actions)
     for card in page.locator("#tab-market .card").all():
         assert card.locator(".ccost .permeeple, .ccost .nut, .ccost .myc").count() >= 1
         assert card.locator(".afford .lack").count() == 4  # one per player, not only the active one
@@ -75,6 +85,8 @@ def test_everything_a_player_reads_is_on_screen(browser, table, size):
     if mode == "cooperative":
         missions = inside(page, "#tab-goals .mission", width, height)
         assert len(missions) == 3
+        panel = page.locator("#tab-goals").bounding_box()
+        assert all(b["y"] + b["height"] <= panel["y"] + panel["height"] + 0.5 for b in missions)
         inside(page, "#tab-goals .mission .bar", width, height)
         assert f"of {session.state()['targets']['target']} VP" in page.locator("#tab-goals h3").inner_text()
     else:

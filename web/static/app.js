@@ -409,13 +409,14 @@
       const hand = h("span", { class: "hand", title: "hand" }, ...p.hand.map(code => MycBoard.tileIcon(code, HAND_PX)));
       const spore = !p.spore ? "no spore yet" : p.spore.at === null ? "spore off" : p.spore.used ? "spore used" : "spore ✓";
       const active = p.active && !pos.result;  // after the game nobody is to play
-      const row = h("div", { class: "player" + (active ? " active" : ""), "data-color": p.color },
+      const row = h("div", { class: "player" + (active ? " active" : ""), "data-color": p.color,
+        title: `${cap(p.color)}: ${p.vp} VP, ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}, ${spore}` },
         h("div", { class: "pname" }, chip(p.color), h("span", { class: "pn" }, cap(p.color) + (p.team ? ` · team ${p.team}` : "")), active ? h("span", { class: "turnmark" }, "▶ to play") : "",
           h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
         hand,
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
-          h("span", { class: "vp" }, `${p.vp} VP · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
+          h("span", { class: "vp" }, `${p.vp} VP`, h("span", { class: "ncards" }, ` · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`))),
         active && p.open_actions.length
           ? h("div", { class: "open", title: p.open_actions.join(" · ") }, "Still open: ", p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")) : "");
       return row;
