@@ -93,6 +93,7 @@ class DashboardServer:
             ips = [a.ip for a in addresses] if wildcard else [host]
             self._mdns, self.mdns_line = advertise(self.port, ips, zeroconf_factory=zeroconf_factory)
         self.mdns_url = self._mdns.url if self._mdns else None
+        app.config["MDNS_URL"] = self.mdns_url  # the join dialog and page name it too
         self.local_url = f"http://{'127.0.0.1' if host in ANY_HOSTS else host}:{self.port}/"
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name="dashboard", daemon=True)

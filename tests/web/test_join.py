@@ -81,6 +81,7 @@ def test_a_wildcard_server_puts_the_lan_address_in_the_qr_code_and_prints_both(s
         import urllib.request
         page = urllib.request.urlopen(srv.local_url + "join").read().decode()
         assert f"Join: {url}" in page and "127.0.1.1" not in page and "raspberrypi" not in page
+        assert f"http://mycelium.local:{srv.port}/" in page  # the name is offered beside the code
         for host in ("192.168.1.20", "mycelium.local", "raspberrypi.local"):
             req = urllib.request.Request(srv.local_url + "api/state", headers={"Host": f"{host}:{srv.port}"})
             assert urllib.request.urlopen(req).status == 200
