@@ -13,10 +13,13 @@ from __future__ import annotations
 import secrets
 import threading
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask
 
-from web.auth import TablePin
+from web.auth import TablePin, Unlocks
+from web.lan import served_names
+from web.streams import StreamCount
 
 __all__ = ["create_app", "serve"]
 
@@ -25,11 +28,15 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
                secret_key: bytes | None = None, config: dict[str, Any] | None = None) -> Flask:
     """Build the dashboard app for ``session``.
 
-    ``pin``: the table PIN (4 to 8 digits); a random 6-digit one when ``None`` (read it back
+    ``pin``: the table PIN (6 to 8 digits); a random 6-digit one when ``None`` (read it back
     from ``app.extensions["table_pin"].pin``).  ``join_url``: the address encoded in the QR
     code (defaults to the address the browser used).  ``secret_key`` signs the cookie that
-    holds a browser's CSRF token and unlocked state; random per process when ``None``, so a
-    restart locks every tablet again.  Raises ``ValueError`` for a malformed PIN.
+    holds a browser's CSRF token and session id; the unlocked sessions live in this process
+    only, so a restart locks every tablet again.  Raises ``ValueError`` for a malformed PIN.
+
+    ``config`` may set ``SERVED_HOSTS`` (the host names and addresses the ``Host`` header may
+    name; default: this machine's, :func:`web.lan.served_names`; :class:`web.server.DashboardServer`
+    narrows it to the bound address) and ``SSE_MAX_STREAMS`` (open event streams at once).
     """
     app = Flask(__name__)
     app.config.update(
@@ -43,12 +50,23 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
         SSE_POLL_S=0.5,
         JOIN_URL=join_url,
         SEND_FILE_MAX_AGE_DEFAULT=300,
+        SSE_MAX_STREAMS=1000,     # one per browser (its tabs share it); each holds a thread
+        SSE_FULL_RETRY_MS=30000,  # when the cap is reached, the extra client retries this late
+        SERVED_HOSTS=None,
     )
     if config:
         app.config.update(config)
     app.extensions["table_session"] = session
+    if app.config["SERVED_HOSTS"] is None:
+        names = served_names("0.0.0.0")
+        if join_url and urlsplit(join_url).hostname:
+            names.append(urlsplit(join_url).hostname.lower())
+        app.config["SERVED_HOSTS"] = names
+    app.extensions["table_session"] = session
     app.extensions["table_pin"] = TablePin(pin)
+    app.extensions["table_unlocks"] = Unlocks()
     app.extensions["table_stopping"] = threading.Event()
+    app.extensions["event_streams"] = StreamCount()
 
     from web import api, pages
     app.register_blueprint(pages.bp)
@@ -56,6 +74,7 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
     from web.setup import bp as setup_bp  # the camera setup page
     app.register_blueprint(setup_bp)
     api.register_error_handlers(app)
+    app.before_request(api.check_host)
     return app
 
 

@@ -33,24 +33,90 @@ def _session():
     return current_app.extensions["table_session"]
 
 
+MAX_TEXT = 200        # characters in any string of a request body (codes, ids, colours)
+MAX_TEAM_NAME = 20    # characters in a team name: it is shown in every player row
+MAX_DEPTH = 6         # nesting of a request body: the deepest input is {"move": {"tiles": [[q, r]]}}
+MAX_ITEMS = 200       # list items and object keys in one request body
+
+
+def _refusal_line(status: int, code: str, message: str) -> None:
+    """One line on the table's terminal per refused request (no traceback)."""
+    current_app.logger.warning("dashboard: %s %s from %s refused, %d %s: %s", request.method, request.path,
+                               request.remote_addr or "?", status, code, message[:160])
+
+
 def register_error_handlers(app) -> None:
-    """Every error under ``/api`` answers JSON, never an HTML page."""
+    """Every error under ``/api`` answers JSON, never an HTML page; each refusal is logged as
+    one line, and an unexpected error as one line too (the traceback only at DEBUG level)."""
 
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
-        return jsonify(e.to_json()), e.status
+        _refusal_line(e.status, e.code, e.message)
+        resp = jsonify(e.to_json())
+        if "retry_after" in e.extra:
+            resp.headers["Retry-After"] = str(e.extra["retry_after"])
+        return resp, e.status
 
     @app.errorhandler(HTTPException)
     def _http_error(e: HTTPException):
+        if e.code and e.code >= 400 and e.code not in (404, 405):
+            _refusal_line(e.code, e.name, e.description or "")
         if request.path.startswith("/api/"):
             return jsonify({"ok": False, "error": e.name.lower().replace(" ", "_"), "message": e.description}), e.code
         return e
 
+    @app.errorhandler(Exception)
+    def _unexpected(e: Exception):
+        current_app.logger.error("dashboard: %s %s failed: %s: %s", request.method, request.path, type(e).__name__, e)
+        current_app.logger.debug("traceback", exc_info=e)
+        return jsonify({"ok": False, "error": "internal", "message": "The companion could not do that; nothing was changed."}), 500
+
+
+def check_host():
+    """DNS rebinding: a page of another site whose name was re-pointed at this machine sends
+    that name in ``Host``.  Only the names and addresses this dashboard serves on are answered
+    (``SERVED_HOSTS``); anything else is 400 ``unknown_host``."""
+    allowed = current_app.config.get("SERVED_HOSTS")
+    if not allowed:
+        return None
+    raw = (request.headers.get("Host") or "").strip().lower()
+    name = raw[: raw.index("]") + 1] if raw.startswith("[") and "]" in raw else raw.rsplit(":", 1)[0]
+    if name in allowed:
+        return None
+    raise ApiError(400, "unknown_host", f"This dashboard answers only to its own addresses, not to {name[:60]!r}; "
+                                        "open the address printed where the companion was started.")
+
+
+def _check_shape(value: Any, where: str = "body", depth: int = 0) -> None:
+    """Refuse bodies deeper than MAX_DEPTH, lists or objects larger than MAX_ITEMS and strings
+    longer than MAX_TEXT, naming the field (:class:`ApiError` 400)."""
+    if depth > MAX_DEPTH:
+        raise ApiError(400, "bad_json", f"{where}: nested too deeply")
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ApiError(400, "too_long", f"{where}: at most {MAX_TEXT} characters")
+    elif isinstance(value, (list, dict)):
+        if len(value) > MAX_ITEMS:
+            raise ApiError(400, "too_long", f"{where}: at most {MAX_ITEMS} items")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, v in items:
+            if isinstance(k, str) and len(k) > MAX_TEXT:
+                raise ApiError(400, "too_long", f"{where}: a key is longer than {MAX_TEXT} characters")
+            _check_shape(v, f"{where}.{str(k)[:20]}" if where != "body" else str(k)[:20], depth + 1)
+
 
 def _body() -> dict[str, Any]:
-    doc = request.get_json(silent=True)
+    """The request's JSON object; 400 ``bad_json`` for anything else (not JSON, not an object,
+    too deep, too long): parsed here, not by Flask, so that a deeply nested body is a 400 and
+    not a ``RecursionError``."""
+    raw = request.get_data(cache=True)
+    try:
+        doc = json.loads(raw.decode("utf-8")) if raw else None
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        raise ApiError(400, "bad_json", "The body must be a JSON object.") from None
     if not isinstance(doc, dict):
         raise ApiError(400, "bad_json", "The body must be a JSON object.")
+    _check_shape(doc)
     return doc
 
 
@@ -125,7 +191,9 @@ def events():
 
     Starts after ``Last-Event-ID`` (the browser sends it when it reconnects) or the ``last``
     query parameter, else from now.  A client too far behind gets a ``reset`` message (reload
-    the state).  A comment line keeps idle connections open.
+    the state).  A comment line keeps idle connections open.  Beyond ``SSE_MAX_STREAMS`` open
+    streams the extra client gets one ``full`` message saying so and a ``retry`` of
+    ``SSE_FULL_RETRY_MS``, and the stream ends (each open stream holds a server thread).
     """
     s = _session()
     raw = request.headers.get("Last-Event-ID") or request.args.get("last")
@@ -136,8 +204,26 @@ def events():
     stopping = current_app.extensions["table_stopping"]
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
     poll = float(current_app.config["SSE_POLL_S"])
+    streams = current_app.extensions["event_streams"]
+    limit = int(current_app.config["SSE_MAX_STREAMS"])
+    full_retry = int(current_app.config["SSE_FULL_RETRY_MS"])
+    logger, client = current_app.logger, request.remote_addr
 
     def stream():
+        # counted from the first chunk on: a generator that never starts never runs its finally
+        if not streams.enter(limit):
+            logger.warning("dashboard: event stream refused to %s: %d streams open (the cap)", client, limit)
+            msg = (f"The table already feeds {limit} screens, its limit; this one tries again in "
+                   f"{full_retry // 1000} s. Closing a tab on another tablet frees a place.")
+            yield (f"retry: {full_retry}\n\ndata: " +
+                   json.dumps({"kind": "full", "data": {"message": msg, "limit": limit}, "ts": time.time()}) + "\n\n")
+            return
+        try:
+            yield from follow()
+        finally:
+            streams.leave()
+
+    def follow():
         nonlocal last
         yield "retry: 1000\n\n"
         quiet_since = time.monotonic()
@@ -166,16 +252,24 @@ def events():
 @auth.table_input(require_pin=False)
 def unlock():
     """``{"pin": "123456"}``: unlock this browser (403 wrong PIN, 429 after repeated failures)."""
-    auth.unlock(_body().get("pin"))
+    pin = _body().get("pin")
+    if not isinstance(pin, str):
+        raise ApiError(400, "bad_pin", "pin: the table PIN as a string of digits")
+    auth.unlock(pin)
     return jsonify({"ok": True, "unlocked": True})
 
 
 @bp.post("/lock")
 @auth.table_input(require_pin=False)
 def lock():
-    """Lock this browser again (viewing only)."""
-    auth.lock()
-    return jsonify({"ok": True, "unlocked": False})
+    """``{}``: lock this browser (its session ends on the server, so a copy of its cookie is
+    locked too); ``{"everyone": true}``: end every unlocked session of the table."""
+    doc = _body()
+    everyone = doc.get("everyone", False)
+    if not isinstance(everyone, bool):
+        raise ApiError(400, "bad_everyone", "everyone: true or false")
+    ended = auth.lock(everyone)
+    return jsonify({"ok": True, "unlocked": False, "ended": ended})
 
 
 # --- moves ----------------------------------------------------------------------------------
@@ -186,6 +280,8 @@ def _commit(doc: dict[str, Any]):
         move = parse_move(doc)
     except PositionError as e:
         raise ApiError(400, "bad_move", str(e)) from None
+    except (TypeError, ValueError, KeyError, AttributeError) as e:  # a field of the wrong type
+        raise ApiError(400, "bad_move", f"malformed move ({type(e).__name__}): see docs/position.md") from None
     with s.lock:
         verdict = s.game.check(move)
         if not verdict.legal:
@@ -331,6 +427,9 @@ def new_game():
     teams = doc.get("teams")
     if teams is not None and not isinstance(teams, dict):
         raise ApiError(400, "bad_setup", "teams: must map each colour to a team name")
+    for name in (teams or {}).values():
+        if not (isinstance(name, str) and 0 < len(name) <= MAX_TEAM_NAME and name.isprintable()):
+            raise ApiError(400, "bad_setup", f"teams: a team name is 1 to {MAX_TEAM_NAME} printable characters")
     options = doc.get("options") or {}
     if not isinstance(options, dict):
         raise ApiError(400, "bad_setup", "options: must be an object")

@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for the table's Wi-Fi)")
     p.add_argument("--port", type=port_number, default=8080, help="TCP port (default 8080; 0 picks a free one)")
-    p.add_argument("--pin", help="table PIN, 4 to 8 digits (default: a random 6-digit PIN)")
+    p.add_argument("--pin", help="table PIN, 6 to 8 digits (default: a random 6-digit PIN)")
     p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
     p.add_argument("--players", type=int, choices=[2, 3, 4], default=3, help="players (default 3; team mode: 4)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")

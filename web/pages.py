@@ -19,7 +19,8 @@ def join_url() -> str:
 def index():
     """The dashboard (rendered in the browser from ``/api/state``)."""
     url = join_url()
-    resp = Response(render_template("index.html", csrf=auth.csrf_token(), join_url=url, qr=qr_svg(url, scale=5)))
+    resp = Response(render_template("index.html", csrf=auth.csrf_token(), join_url=url, qr=qr_svg(url, scale=5),
+                                    mdns_url=current_app.config.get("MDNS_URL")))
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
@@ -28,7 +29,7 @@ def index():
 def join():
     """A page with just the QR code and the address, to print or show on another screen."""
     url = join_url()
-    return render_template("join.html", join_url=url, qr=qr_svg(url, scale=10))
+    return render_template("join.html", join_url=url, qr=qr_svg(url, scale=10), mdns_url=current_app.config.get("MDNS_URL"))
 
 
 @bp.get("/qr.svg")

@@ -79,20 +79,20 @@ def table_pin(db: str | None, args: argparse.Namespace) -> tuple[str | None, str
     """The table PIN for a game log: ``--pin`` (stored), ``--new-pin`` (a new random one,
     stored) or the one stored beside the log (``<log>.pin``, mode 0600), created on first use.
     Returns ``(pin, note)``; ``(None, ...)`` for ``:memory:`` (a new PIN each start).
-    Raises ValueError for a PIN that is not 4 to 8 digits.
+    Raises ValueError for a PIN that is not 6 to 8 digits (a shorter stored one is replaced).
     """
     import os
     import secrets
     pin = getattr(args, "pin", None)
-    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
-        raise ValueError("the PIN must be 4 to 8 digits")
+    if pin is not None and not (pin.isdigit() and 6 <= len(pin) <= 8):
+        raise ValueError("the PIN must be 6 to 8 digits")
     if db in (None, ":memory:"):
         return pin, "a new PIN each start (no game log)"
     path = db + ".pin"
     if pin is None and not getattr(args, "new_pin", False):
         try:
             stored = open(path, encoding="ascii").read().strip()
-            if stored.isdigit() and 4 <= len(stored) <= 8:
+            if stored.isdigit() and 6 <= len(stored) <= 8:
                 return stored, f"kept from {path}; --new-pin for a new one"
         except (OSError, UnicodeDecodeError):
             pass
@@ -340,8 +340,8 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         return "--salvage recovers a damaged log to resume from: use it with --resume"
     if args.pin is not None and args.new_pin:
         return "--pin sets the PIN and --new-pin draws a new one: give one of them"
-    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 8):
-        return f"--pin {args.pin}: the PIN must be 4 to 8 digits"
+    if args.pin is not None and not (args.pin.isdigit() and 6 <= len(args.pin) <= 8):
+        return f"--pin {args.pin}: the PIN must be 6 to 8 digits"
     if args.resume and not args.or_new and (args.db in (None, ":memory:") or not os.path.isfile(args.db)):
         if args.db == ":memory:":
             return "--resume needs a game log; ':memory:' keeps none"
@@ -491,7 +491,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="with --resume: start a new game when the log has none to continue (the boot service)")
     p.add_argument("--salvage", action="store_true",
                    help="with --resume, if the log is damaged: keep a copy, rebuild it up to the last good event, go on")
-    p.add_argument("--pin", default=None, help="set the table PIN (4 to 8 digits; kept beside the log for restarts)")
+    p.add_argument("--pin", default=None, help="set the table PIN (6 to 8 digits; kept beside the log for restarts)")
     p.add_argument("--new-pin", action="store_true", help="draw a new table PIN instead of the one kept beside the log")
     p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")

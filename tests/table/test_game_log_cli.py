@@ -343,10 +343,10 @@ def test_the_table_pin_survives_a_restart_unless_asked(tmp_path, camera):
     assert pin(cli("run", "--resume", *web)) == p1
     p2 = pin(cli("run", "--resume", "--new-pin", *web))
     assert p2 != p1 or pin(cli("run", "--resume", "--new-pin", *web)) != p1
-    assert pin(cli("run", "--resume", "--pin", "2468", *web)) == "2468"
-    assert pin(cli("run", "--resume", *web)) == "2468"
+    assert pin(cli("run", "--resume", "--pin", "246813", *web)) == "246813"
+    assert pin(cli("run", "--resume", *web)) == "246813"
     r = cli("run", "--pin", "12", *web)
-    assert r.returncode == 2 and "4 to 8 digits" in r.stderr
+    assert r.returncode == 2 and "6 to 8 digits" in r.stderr
 
 
 # --- 9. serve, players, words ------------------------------------------------------------------------------

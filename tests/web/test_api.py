@@ -311,8 +311,11 @@ def test_lock_returns_to_viewing(unlocked, session):
 
 
 def test_pin_must_be_digits(session):
-    with pytest.raises(ValueError, match="4 to 8 digits"):
+    with pytest.raises(ValueError, match="6 to 8 digits"):
         create_app(session, pin="12ab")
+    for short in ("1234", "12345"):  # 10,000 or 100,000 values: too few against a script
+        with pytest.raises(ValueError, match="6 to 8 digits"):
+            create_app(session, pin=short)
     app = create_app(session)
     assert len(app.extensions["table_pin"].pin) == 6 and app.extensions["table_pin"].pin.isdigit()
 

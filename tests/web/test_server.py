@@ -103,13 +103,13 @@ def test_bad_last_event_id_is_refused(server):
 
 def test_banner_prints_url_qr_and_pin(session):
     out = io.StringIO()
-    srv = serve(session, port=0, pin="2468", out=out)
+    srv = serve(session, port=0, pin="246813", out=out)
     try:
         text = out.getvalue()
     finally:
         srv.shutdown()
     assert f"http://127.0.0.1:{srv.port}/" in text
-    assert "Table PIN: 2468" in text
+    assert "Table PIN: 246813" in text
     assert "█" in text or "▀" in text or "▄" in text  # the QR code in block characters
 
 
@@ -184,8 +184,8 @@ def test_serve_command_help_and_bad_pin(capsys):
         main(["serve", "--help"])
     assert e.value.code == 0
     assert "--host" in capsys.readouterr().out
-    assert main(["serve", "--pin", "12", "--port", "0", "--db", ":memory:"]) == 2
-    assert "4 to 8 digits" in capsys.readouterr().err
+    assert main(["serve", "--pin", "1234", "--port", "0", "--db", ":memory:"]) == 2
+    assert "6 to 8 digits" in capsys.readouterr().err
 
 
 def test_a_busy_port_raises_oserror_instead_of_exiting(session):

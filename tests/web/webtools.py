@@ -8,7 +8,7 @@ import re
 from companion.movegen import legal_moves
 from companion.selfplay import BotTable
 
-PIN = "4321"
+PIN = "432187"
 
 
 def play_turns(session, turns: int, seed: int = 7) -> BotTable:

@@ -61,15 +61,28 @@
       const r = await fetch("/api/state", { credentials: "same-origin", cache: "no-store" });
       if (r.ok) {
         const doc = await r.json();
-        const restarted = (doc.seq || 0) < known;
-        if (restarted || (S && doc.game !== S.game)) startOver();
-        S = doc;
-        if (restarted) { lastId = S.seq || 0; connect(); }
-        render();
+        const restarted = applyState(doc, known);
+        relay("state", { doc, restarted });  // the other tabs of this browser draw it without asking again
       }
     } catch (e) { /* the stream will reconnect */ }
     refreshing = false;
     if (again) { again = false; refresh(); }
+  }
+  function applyState(doc, known) {
+    const restarted = (doc.seq || 0) < known;
+    if (restarted || (S && doc.game !== S.game)) startOver();
+    S = doc;
+    if (restarted) { lastId = S.seq || 0; connect(); }
+    render();
+    return restarted;
+  }
+  /** A state relayed by the leader tab: its own restart verdict holds (a message relayed while
+   * it loaded may have taken this tab's last id past the state's). */
+  function applyRelayed(doc, restarted) {
+    if (restarted || (S && doc.game !== S.game)) startOver();
+    if (restarted) lastId = doc.seq || 0;
+    S = doc;
+    render();
   }
   /** Forget everything tied to the old game or the old server: replay, selection, dialogs
    * that act on it. */
@@ -81,25 +94,79 @@
     if (refreshTimer) return;
     refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 30);
   }
+  // --- one event stream per browser ------------------------------------------------------------
+  /* A browser keeps at most six connections per host, and each QR scan opens a new tab: with
+   * a stream per tab the seventh tab never loads.  So the tabs of one browser elect a leader
+   * (a lease in localStorage, renewed every second) that alone holds the EventSource and
+   * relays each message to the others over a BroadcastChannel.  When the leader closes, it
+   * hands over at once; when it dies, another tab takes over after the lease runs out (4 s)
+   * and resumes from the last message id it had relayed, so nothing is missed.  Web Locks
+   * would be simpler but exist only on https or localhost, not on the table's Wi-Fi. */
+  const TAB_ID = Date.now().toString(36) + Math.random().toString(36).slice(2);
+  const LEASE_KEY = "mycelium-stream-leader", LEASE_MS = 4000, BEAT_MS = 1000;
+  let chan = null, leading = false, streamOpened = false;
+  try { chan = new BroadcastChannel("mycelium-events"); localStorage.getItem(LEASE_KEY); } catch (e) { chan = null; }
+  function readLease() { try { return JSON.parse(localStorage.getItem(LEASE_KEY) || "null"); } catch (e) { return null; } }
+  function beat() {
+    if (!chan) { if (!leading) { leading = true; connect(); } return; }
+    const now = Date.now(), lease = readLease();
+    if (!lease || lease.until < now || lease.id === TAB_ID) {
+      localStorage.setItem(LEASE_KEY, JSON.stringify({ id: TAB_ID, until: now + LEASE_MS }));
+      const mine = (readLease() || {}).id === TAB_ID;
+      if (mine && !leading) { leading = true; connect(); }
+      if (mine) chan.postMessage({ type: "beat", id: TAB_ID });
+    } else if (leading) stepDown();
+  }
+  function stepDown() {
+    leading = false;
+    if (es) { es.close(); es = null; }
+  }
+  function relay(type, extra) { if (chan && leading) chan.postMessage(Object.assign({ type, id: TAB_ID }, extra || {})); }
+  function startStreamSharing() {
+    if (chan) chan.onmessage = (ev) => {
+      const m = ev.data || {};
+      if (m.type === "beat" && leading && m.id < TAB_ID) stepDown();   // two leaders after a race: the lower id stays
+      else if (m.type === "msg" && !leading) onMessage(m.data, m.lastEventId, false);
+      else if (m.type === "state" && !leading && m.doc) { if (!refreshing) applyRelayed(m.doc, m.restarted); }
+      else if (m.type === "open" && !leading) setLink(true);
+      else if (m.type === "down" && !leading) setLink(false);
+      else if (m.type === "bye" && !leading) setTimeout(beat, 20 + Math.random() * 80);
+    };
+    window.addEventListener("pagehide", () => {
+      if (!leading) return;
+      const lease = readLease();
+      if (lease && lease.id === TAB_ID) localStorage.removeItem(LEASE_KEY);
+      relay("bye");
+      stepDown();
+    });
+    beat();
+    setInterval(beat, BEAT_MS);
+  }
+  /** A message of the stream; ``fetch``: load the state (the leader does, and relays it). */
+  function onMessage(data, eventId, fetch = true) {
+    let msg = {};
+    try { msg = JSON.parse(data); } catch (e) { return; }
+    if (msg.kind === "full") { setLink(false); toast(msg.data.message, true); return; }   // too many screens
+    if (msg.kind === "reset") {
+      // a new game, missed messages or a restarted server: the id may go down
+      lastId = Number(eventId) || 0;
+      startOver();
+    } else lastId = Math.max(lastId, Number(eventId) || 0);
+    document.body.dataset.lastEvent = String(lastId);
+    if (fetch) scheduleRefresh();
+  }
   function connect() {
+    if (!leading) return;
     if (es) es.close();
     es = new EventSource("/api/events?last=" + lastId);
-    // every (re)connection reloads the state: after a server restart nothing else would
-    es.onopen = () => { setLink(true); refresh(); };
-    es.onmessage = (ev) => {
-      let msg = {};
-      try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg.kind === "reset") {
-        // a new game, missed messages or a restarted server: the id may go down
-        lastId = Number(ev.lastEventId) || 0;
-        startOver();
-      } else lastId = Math.max(lastId, Number(ev.lastEventId) || 0);
-      document.body.dataset.lastEvent = String(lastId);
-      scheduleRefresh();
-    };
+    // every reconnection reloads the state: after a server restart nothing else would (the
+    // first opening follows the state just loaded from its seq: nothing to reload)
+    es.onopen = () => { setLink(true); relay("open"); if (streamOpened) refresh(); streamOpened = true; };
+    es.onmessage = (ev) => { relay("msg", { data: ev.data, lastEventId: ev.lastEventId }); onMessage(ev.data, ev.lastEventId); };
     es.onerror = () => {
       setLink(false);
-      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+      relay("down");
+      if (es && es.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
     };
   }
   function setLink(ok) { document.body.classList.toggle("offline", !ok); }
@@ -179,8 +246,13 @@
   }
 
   // --- rendering -------------------------------------------------------------------------------
+  /* A tab in the background draws nothing until it is shown again: ten tabs of one tablet
+   * would otherwise redraw the board ten times per move. */
+  let renderPending = false;
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && renderPending) { renderPending = false; render(); } });
   function render() {
     if (!S) return;
+    if (document.hidden) { renderPending = true; return; }
     lastId = Math.max(lastId, S.seq || 0);
     document.body.dataset.lastEvent = String(lastId);
     document.body.dataset.game = S.game || "";
@@ -205,12 +277,17 @@
   function renderTop(pos) {
     const turn = $("#turn");
     turn.replaceChildren();
-    if (pos.result) turn.append("Game over");
+    if (pos.result) {
+      const w = pos.result.winners || [];
+      turn.append("Game over", w.length ? " · " : "", ...w.flatMap(c => [chip(c), " "]), w.length ? (w.length > 1 ? "win" : "wins") : "");
+    }
     else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length)
       turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
     else turn.append(`Turn ${pos.turn && pos.turn.number || 1} · `, chip(pos.active), " ", cap(pos.active), " to play");
+    renderLastMove();
     const t = replay ? replayTargets() : (S.targets || {});
-    const parts = [h("span", { class: "counter", id: "bag" }, `Bag ${pos.bag}`)];
+    const decks = pos.decks || S.decks || {};
+    const parts = [h("span", { class: "counter", id: "bag" }, `Bag ${pos.bag}`), h("span", { class: "counter", id: "decks" }, `Decks A ${decks.a} · B ${decks.b}`)];
     if (pos.mode === "cooperative") parts.push(h("span", { class: "counter" }, `VP ${t.vp} / ${t.target}`));
     else if (pos.mode === "team") parts.push(h("span", { class: "counter" }, Object.entries(t.teams || {}).map(([k, v]) => `Team ${k}: ${v}`).join(" · ") + ` / ${t.target}`));
     else parts.push(h("span", { class: "counter" }, `Goal ${t.target} VP`));
@@ -221,6 +298,20 @@
     badge.textContent = replay ? `REPLAY · move ${replay.seq} of ${replay.of} · not live` : "";
     const st = S.status || {};
     $("#devices").replaceChildren(...["camera", "reader"].map(d => h("span", { class: "dev " + (st[d] === "ok" || st[d] === "connected" ? "ok" : st[d] === "none" ? "none" : "bad"), title: d }, `${cap(d)}: ${st[d] || "none"}`)));
+  }
+
+  /** The last move in words ("Blue places a pink-yellow tile at F8") with a small picture of
+   * its tile, so nobody has to find the ★ on the board. */
+  function renderLastMove() {
+    const box = $("#lastmove");
+    const ev = replay ? (replay.seq ? { text: replay.text, move: replay.move } : null) : (S.log.length ? S.log[S.log.length - 1] : null);
+    if (!ev) { box.replaceChildren(); box.hidden = true; return; }
+    const mv = ev.move || {}, code = mv.tile || mv.paths;
+    box.hidden = false;
+    box.title = ev.text;
+    box.replaceChildren(h("span", { class: "lm-label" }, replay ? "Replayed: " : "Last: "),
+      typeof code === "string" && /^([PYG]|ROCK)/.test(code) ? MycBoard.tileIcon(code, 30) : "",
+      h("span", { class: "lm-text" }, cap(ev.text)));
   }
 
   /** The replayed position's targets, from its players (cooperative total, team sums). */
@@ -316,40 +407,64 @@
       const nut = NUT.map(([c, l]) => h("span", { class: "nut " + c, title: c }, l, h("b", {}, String(p.nutrients[c] || 0))));
       const full = p.nutrient_total >= p.nutrient_cap;
       const hand = h("span", { class: "hand", title: "hand" }, ...p.hand.map(code => MycBoard.tileIcon(code, HAND_PX)));
-      const spore = !p.spore ? "no spore yet" : p.spore.at === null ? "spore displaced" : p.spore.used ? "spore used" : "spore ready";
-      const row = h("div", { class: "player" + (p.active ? " active" : ""), "data-color": p.color },
-        h("div", { class: "pname" }, chip(p.color), h("span", {}, cap(p.color) + (p.team ? ` (team ${p.team})` : "")), p.active ? h("span", { class: "turnmark" }, "▶ to play") : ""),
+      const spore = !p.spore ? "no spore yet" : p.spore.at === null ? "spore off" : p.spore.used ? "spore used" : "spore ✓";
+      const active = p.active && !pos.result;  // after the game nobody is to play
+      const row = h("div", { class: "player" + (active ? " active" : ""), "data-color": p.color,
+        title: `${cap(p.color)}: ${p.vp} VP, ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}, ${spore}` },
+        h("div", { class: "pname" }, chip(p.color), h("span", { class: "pn" }, cap(p.color) + (p.team ? ` · team ${p.team}` : "")), active ? h("span", { class: "turnmark" }, "▶ to play") : "",
+          h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
         hand,
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
-          h("span", { class: "vp" }, `${p.cards.length} card${p.cards.length === 1 ? "" : "s"} · ${p.vp} VP`),
-          h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
-        p.active && !pos.result && p.open_actions.length
+          h("span", { class: "vp" }, `${p.vp} VP`, h("span", { class: "ncards" }, ` · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`))),
+        active && p.open_actions.length
           ? h("div", { class: "open", title: p.open_actions.join(" · ") }, "Still open: ", p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")) : "");
       return row;
     }));
   }
 
+  function nutBits(nut) {
+    const out = [];
+    for (const [c, l] of NUT) if (nut && nut[c]) out.push(h("span", { class: "nut " + c }, l, h("b", {}, String(nut[c]))));
+    return out;
+  }
+  /** The card's cost as printed: the mycelium it needs, and its nutrients (in cooperative and
+   * team modes one line per meeple colour, as the card shows them). */
   function cost(card, pos) {
     const parts = [];
-    if (card.mycelia) parts.push(h("span", { class: "swatch " + card.mycelia.color }, card.mycelia.color[0].toUpperCase()), ` ${card.mycelia.count} ${card.mycelia.color} tiles`);
-    const nut = pos.mode === "competitive" ? card.nutrients : (card.nutrients_by_meeple || {})[pos.active] || card.nutrients;
-    if (nut) for (const [c, l] of NUT) if (nut[c]) parts.push(" + ", h("span", { class: "nut " + c }, l, h("b", {}, String(nut[c]))));
+    if (card.mycelia) parts.push(h("span", { class: "myc", title: `${card.mycelia.count} ${card.mycelia.color} tiles in one network` },
+      h("span", { class: "swatch " + card.mycelia.color }, card.mycelia.color[0].toUpperCase()), `×${card.mycelia.count}`));
+    if (pos.mode !== "competitive" && card.nutrients_by_meeple) {
+      for (const p of pos.players) {
+        const bits = nutBits(card.nutrients_by_meeple[p.color]);
+        if (bits.length) parts.push(h("span", { class: "permeeple" }, chip(p.color), ...bits));
+      }
+    } else parts.push(...nutBits(card.nutrients));
     return parts;
+  }
+  /** What a player (as buyer) still lacks for a card, in a few characters; the sentence in
+   * the tooltip. */
+  function lacks(a, color) {
+    if (a.can_buy) return h("span", { class: "lack yes", title: `${cap(color)} can buy it` }, chip(color), "✓");
+    const bits = [];
+    if (a.missing_tiles) bits.push(`⬡${a.missing_tiles}`);
+    const miss = (a.missing_nutrients || {})[color] || {};
+    for (const [c, l] of NUT) if (miss[c]) bits.push(`${l}${miss[c]}`);
+    return h("span", { class: "lack", title: `${cap(color)}: ${a.shortfall || a.reason || "cannot buy"}` }, chip(color), bits.length ? "−" + bits.join(" ") : "✗");
   }
 
   function renderMarket(pos) {
     const box = $("#tab-market");
-    const active = pos.active, decks = pos.decks || S.decks;
-    box.replaceChildren(h("div", { class: "decks" }, `Decks: A ${decks.a} left · B ${decks.b} left · for ${cap(active)}:`),
-      ...(replay ? replay.market : S.market).map(card => {
-        const a = (card.afford || {})[active] || {};
-        return h("div", { class: "card" + (a.can_buy ? " can" : ""), "data-card": card.id },
-          h("div", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
-          h("div", { class: "ccost" }, ...cost(card, pos), card.effect ? h("span", { class: "effect" }, " · " + card.effect.replace(/_/g, " ")) : ""),
-          h("div", { class: "afford" }, a.can_buy ? h("span", { class: "yes" }, "✓ can buy") : h("span", { class: "no" }, "✗ " + (a.shortfall || "cannot buy"))),
-          a.can_buy && !pos.result && !replay ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
-      }));
+    const active = pos.active, over = !!pos.result;
+    box.replaceChildren(...(replay ? replay.market : S.market).map(card => {
+      const a = (card.afford || {})[active] || {};
+      const canBuy = a.can_buy && !over && !replay;
+      return h("div", { class: "card" + (canBuy ? " can" : ""), "data-card": card.id, title: card.effect ? card.effect.replace(/_/g, " ") : "" },
+        h("div", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
+        h("div", { class: "ccost" }, ...cost(card, pos)),
+        h("div", { class: "afford" }, ...pos.players.map(p => lacks((card.afford || {})[p.color] || {}, p.color))),
+        canBuy ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
+    }));
   }
 
   function renderGoals(pos) {
@@ -530,6 +645,12 @@
     ], [{ label: "Replace the game", primary: true, id: "new-confirm", onclick: go }]);
   }
 
+  function selectTab(name) {
+    document.body.dataset.tab = name;
+    for (const o of document.querySelectorAll("#tabs button")) o.setAttribute("aria-selected", String(o.dataset.tab === name));
+    for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + name;
+  }
+
   function joinDialog() {
     const tpl = $("#join-qr").content.cloneNode(true);
     openDialog("Join this table", [h("div", { class: "join" }, tpl)], []);
@@ -539,8 +660,19 @@
   function wire() {
     $("#btn-join").onclick = joinDialog;
     $("#btn-lock").onclick = async () => {
-      if (unlocked()) { try { await post("lock", {}); toast("Locked: viewing only."); } catch (e) { toast(e.message, true); } refresh(); }
-      else withPin(null);
+      if (!unlocked()) return withPin(null);
+      // the unlock lives on the server: Lock ends it there, for this tablet or for all of them
+      const lock = async (everyone) => {
+        try {
+          const r = await post("lock", { everyone });
+          closeDialog();
+          toast(everyone ? `Every tablet locked (${r.ended}): the PIN is needed again.` : "Locked: viewing only.");
+        } catch (e) { dlgError(e.message); }
+        refresh();
+      };
+      openDialog("Lock", [h("p", {}, "Changes will need the table PIN again.")],
+        [{ label: "Lock this tablet", primary: true, id: "lock-this", onclick: () => lock(false) },
+         { label: "Lock every tablet", id: "lock-all", onclick: () => lock(true) }]);
     };
     $("#act-end").onclick = () => send("end-turn", {}, "Turn ended.");
     $("#act-undo").onclick = undoLast;
@@ -548,12 +680,11 @@
     $("#act-swap").onclick = swapDialog;
     $("#act-fix").onclick = () => fixDialog(selected);
     $("#act-new").onclick = newGameDialog;
-    for (const b of document.querySelectorAll("#tabs button")) {
-      b.onclick = () => {
-        for (const o of document.querySelectorAll("#tabs button")) o.setAttribute("aria-selected", String(o === b));
-        for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + b.dataset.tab;
-      };
-    }
+    for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => selectTab(b.dataset.tab);
+    // portrait screens show the board as a tab (it fills the width); landscape ones beside the panel
+    const portrait = window.matchMedia("(orientation: portrait)");
+    selectTab(portrait.matches ? "board" : "market");
+    portrait.addEventListener("change", () => { if (!portrait.matches && document.body.dataset.tab === "board") selectTab("market"); });
     $("#rp-first").onclick = () => goReplay(0);
     $("#rp-prev").onclick = () => goReplay((replay ? replay.seq : (S.log.length ? S.log[S.log.length - 1].seq : 0)) - 1);
     $("#rp-next").onclick = () => { if (replay) goReplay(replay.seq + 1); };
@@ -564,7 +695,7 @@
   window.addEventListener("DOMContentLoaded", async () => {
     wire();
     await refresh();
-    connect();
+    startStreamSharing();
   });
-  window.MycDashboard = { refresh, state: () => S, post };
+  window.MycDashboard = { refresh, state: () => S, post, leading: () => leading, selectTab };
 })();

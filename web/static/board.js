@@ -192,7 +192,8 @@ const MycBoard = (() => {
     const gMarks = el("g", { class: "marks" }, svg);
     for (const s of spaces) {
       const k = key(s.at), [cx, cy] = hexToPixel(s.at[0], s.at[1]);
-      const g = el("g", { class: "space" + (lit[k] ? " lit" : ""), "data-at": k, "data-label": s.label, tabindex: "-1" }, gSpaces);
+      const g = el("g", { class: "space" + (lit[k] ? " lit" : "") + (k === selected ? " sel" : ""), "data-at": k, "data-label": s.label, tabindex: "-1" }, gSpaces);
+      el("title", {}, g).textContent = s.label;  // hover names the space even under a tile
       const sub = subs[k];
       el("polygon", { points: hexPoints(cx, cy, SIZE), class: "hex" + (sub ? " sub-" + sub : ""), fill: sub ? `url(#${sub})` : null }, g);
       if (sub && !sporesAt[k]) text(g, cx, cy + SIZE * 0.64, sub === "wood" ? "WOOD" : "SOIL", "sub-label", { "font-size": (SIZE * 0.24).toFixed(1) });
@@ -202,7 +203,10 @@ const MycBoard = (() => {
       if (sporesAt[k]) drawSpore(g, cx, cy, sporesAt[k].color, sporesAt[k].used, SIZE);
       if (meeplesAt[k]) drawMeeple(g, cx, cy + (tiles[k] ? 0 : 14), meeplesAt[k], SIZE * (tiles[k] ? 0.9 : 0.8));
       // the label last and at the top of the hex, so a spore or a meeple never hides it
-      if (!tiles[k] && !rocks.has(k) && !trees[k]) text(g, cx, cy - SIZE * 0.58, s.label, "space-label", { "font-size": (SIZE * 0.46).toFixed(1) });
+      // a covered space shows its label on hover or tap (CSS), on a badge over the piece
+      const covered = !!(tiles[k] || rocks.has(k) || trees[k]);
+      if (covered) el("rect", { x: (cx - SIZE * 0.36).toFixed(1), y: (cy - SIZE * 0.84).toFixed(1), width: (SIZE * 0.72).toFixed(1), height: (SIZE * 0.5).toFixed(1), rx: 4, class: "space-label-bg" }, g);
+      text(g, cx, cy - SIZE * 0.58, s.label, "space-label" + (covered ? " covered" : ""), { "font-size": (SIZE * 0.46).toFixed(1) });
       if (lit[k]) for (const c of lit[k]) el("polygon", { points: hexPoints(cx, cy, SIZE * 0.9), class: "net-ring " + c }, gMarks);
       if (k in fixed) {
         el("polygon", { points: hexPoints(cx, cy, SIZE * 0.94), class: "fixed-ring" }, gMarks);
