@@ -2,8 +2,11 @@
 
 A glossy board under a lamp shows a round glare spot: light added on top of every surface
 (``observed = white * pigment + veil``, the veil the same in B, G and R), so dark pieces turn
-light (a tree looks like the board, the board like a rock).  The veil can't be divided out
-like uneven light; it has to be measured and subtracted before white balancing.
+light (a tree looks like the board, the board like a rock).  Reflected light adds in linear
+light, before the camera's gamma, so the model and every fit here work on linearised
+samples (:func:`to_linear`, the sRGB curve, kept on the 0-255 scale): the same veil lifts the
+dark board by far more 8-bit levels than a light tile.  The veil can't be divided out like
+uneven light; it has to be measured and subtracted before white balancing.
 
 The reader measures it from its own reading: every space read shows known surfaces (the board
 around a token, a tile's edge colours, a tree's face), so ``observed - white * expected`` at
@@ -26,10 +29,29 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+def to_linear(x: np.ndarray) -> np.ndarray:
+    """float32 sRGB-encoded values on 0-255 -> linear light on 0-255 (IEC 61966-2-1 curve)."""
+    c = np.clip(np.asarray(x, np.float32) / 255.0, 0.0, None)
+    return (np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) * 255.0).astype(np.float32)
+
+
+def to_srgb(x: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`to_linear` (float32, 0-255 in and out, negatives clipped to 0)."""
+    c = np.clip(np.asarray(x, np.float32) / 255.0, 0.0, None)
+    return (np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055) * 255.0).astype(np.float32)
+
+
+def pigment_linear(mean_lab: np.ndarray) -> np.ndarray:
+    """float32 (K, 3) BGR fraction of the white each class reflects, in linear light."""
+    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
+    return to_linear(np.clip(rgb[:, ::-1] / 0.95, 0.0, 1.0) * 255.0) / 255.0
+
+
 SIGMAS_PX = (40.0, 55.0, 75.0, 100.0, 130.0, 170.0, 220.0)
 """Candidate spot radii (Gaussian sigma, full-resolution px)."""
-MIN_AMPLITUDE = 10.0
-"""Spots weaker than this (8-bit levels) are ignored."""
+MIN_AMPLITUDE = 6.0
+"""Spots weaker than this (linear levels on 0-255; 6 lifts the dark board by about 25 8-bit
+levels, a cream tile by about 2) are ignored."""
 
 
 @dataclass
@@ -89,15 +111,14 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     ``bgr``, ``white``: float32 (S, P, 3) camera samples and white field; ``expected``: int
     (S, P) class per point (-1 unknown); ``mean_lab``: float32 (K, 3) profile means;
     ``centres_px``: (S, 2); ``weight``: (S,) trust in each reading.  The veil of a space is
-    the median over its known, unclipped points of (observed - white * expected), averaged
-    over B, G, R.  A grid search over spot centres (the brightest spaces) and radii gives a
+    the median over its known, unclipped points of (observed - white * expected) in linear
+    light (:func:`to_linear`), averaged over B, G, R; the spot's amplitude is in linear levels.  A grid search over spot centres (the brightest spaces) and radii gives a
     start; a few robust Gauss-Newton steps then move the centre (also off the board), the
     radius and the amplitude.
     """
-    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
-    exp_bgr = rgb[:, ::-1] / 0.95  # fraction of the white
+    exp_bgr = pigment_linear(mean_lab)  # fraction of the white, linear light
     known = (expected >= 0) & (bgr.max(2) < SATURATED)
-    resid = (bgr - white * exp_bgr[np.maximum(expected, 0)]).mean(2)  # (S, P)
+    resid = (to_linear(bgr) - to_linear(white) * exp_bgr[np.maximum(expected, 0)]).mean(2)  # (S, P), linear
     resid = np.where(known, resid, np.nan)
     ok = known.sum(1) >= 6
     if ok.sum() < 8:
@@ -172,19 +193,19 @@ def clipped_log_likelihood(raw: np.ndarray, white: np.ndarray, veil: np.ndarray 
     """float32 (n, K) log-likelihood of clipped camera samples (censored model).
 
     ``raw``: float32 (n, 3) camera BGR with a channel at :data:`SATURATED` or above;
-    ``white``: (n, 3) white field there; ``veil``: (n,) fitted glare level or ``None``.  Each
-    class predicts ``white * colour + veil`` per channel; a clipped channel only says that the
+    ``white``: (n, 3) white field there; ``veil``: (n,) fitted glare level (linear light) or
+    ``None``.  Each class predicts ``white * colour + veil`` per channel in linear light,
+    re-encoded to compare with the camera; a clipped channel only says that the
     prediction reaches the clip level, the others are compared as usual.  A cream tile under a
     glare spot is all clipped and consistent; a grey rock there would not clip, so it isn't.
     White balancing and Lab would instead turn the clipped tile grey after the veil is taken off.
     The best value of a class is its peak under the profile's Gaussian, so these samples
     weigh like the others.
     """
-    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
-    exp_bgr = rgb[:, ::-1] / 0.95
-    pred = white[:, None, :] * exp_bgr[None, :, :]  # (n, K, 3)
+    pred = to_linear(white)[:, None, :] * pigment_linear(mean_lab)[None, :, :]  # (n, K, 3), linear
     if veil is not None:
         pred = pred + veil[:, None, None]
+    pred = to_srgb(pred)
     obs = raw[:, None, :]
     clipped = obs >= SATURATED
     err = np.where(clipped, np.maximum(SATURATED - pred, 0.0), obs - pred) / CLIPPED_SIGMA

@@ -19,14 +19,15 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
-from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings
+from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings, to_linear, to_srgb
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
-from companion.vision.profile import LL_FLOOR, ColourProfile, fit_white_field, load_profile, white_balance
+from companion.vision.pieces import assign_meeples, meeple_evidence, symbol_features
+from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
 
-GLARE_ROUNDS = 3
+GLARE_ROUNDS = 5
 """Most rounds of glare fitting: a first reading under a glare spot misreads some spaces, so
 the spot is fitted again to the better reading, until the reading stops changing."""
 
@@ -163,6 +164,39 @@ class BoardReader:
                                       px[:n][:: L.POINTS_PER_SPACE], trust)
         return None if veil is None else veil.at(px)
 
+    def _pieces_pass(self, lab: np.ndarray, fix, cands: TileCandidates, readings: list[SpaceReading]) -> list[SpaceReading]:
+        """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`):
+        meeples assigned jointly from their evidence, the spaces whose meeple changed read
+        again with it, spore sides by distance to the learned sides."""
+        model = self.profile.pieces
+        ll = self._log_likelihood(lab, fix)
+        players = list(PLAYERS)
+        spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
+                             for r in readings])
+        pclass = np.array([CLASSES.index(p) for p in PLAYERS])
+        flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
+        evidence = meeple_evidence(lab, ll, model, spore_of, pclass, flat)
+        owner, mconf = assign_meeples(evidence)
+        old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
+        changed = np.flatnonzero(owner != old)
+        if len(changed):
+            meeple = np.where(owner >= 0, pclass[np.maximum(owner, 0)], -1)
+            again = classify(ll[changed], cands, lab[changed], self.profile, meeple[changed])
+            readings = list(readings)
+            for i, s in enumerate(changed):
+                readings[s] = again[i]
+        sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
+        if sp:
+            feat = symbol_features(lab[sp])
+            used, sconf = model.spore_side(feat, np.array([players.index(readings[s].player) for s in sp]),
+                                           owner[sp] >= 0)
+            for i, s in enumerate(sp):
+                readings[s].used = bool(used[i])
+                readings[s].confidence = min(readings[s].confidence, float(sconf[i]))
+        for s, r in enumerate(readings):
+            r.confidence = min(r.confidence, float(mconf[s]))
+        return readings
+
     def _edge_classes(self, code: str) -> np.ndarray:
         """int (6,) class per edge of a tile code as placed."""
         if code not in self._edge_cache:
@@ -200,13 +234,15 @@ class BoardReader:
             veil = self._remove_veil(bgr, reg, readings, cands)
             if veil is None:
                 break
-            lab, fix = self._prepare(bgr - veil[:, None], reg, bgr, veil)
+            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil[:, None]), reg, bgr, veil)
             before, readings = readings, self._classify(lab, fix, cands)
             local_done = False
             if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
                 break  # the same reading gives the same spot
         if not local_done:
             readings = self._local_pass(lab, fix, cands, readings)
+        if self.profile.pieces is not None:
+            readings = self._pieces_pass(lab, fix, cands, readings)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         return Reading(board, conf, reg, spaces)
