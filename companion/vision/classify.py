@@ -105,6 +105,8 @@ class SpaceReading:
     slots: tuple[str | None, ...] = ()
     meeple: str | None = None
     confidence: float = 0.0
+    reason: str | None = None
+    """Why the space could not be read (then ``confidence`` is 0), e.g. glare; else ``None``."""
 
 
 SIDE_DL = 9.0
