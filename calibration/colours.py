@@ -161,15 +161,22 @@ def _robust_class(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return keep.mean(0), keep.std(0) * STD_WIDEN + MIN_STD, int(len(keep))
 
 
+SEPARATION_SKIP = ("white",)
+"""Classes left out of :func:`separation`: the spore symbol is judged by its own ring
+statistics (:mod:`companion.vision.pieces`), not by one colour."""
+
+
 def separation(profile: ColourProfile) -> dict:
-    """Per class: its nearest other class and how far apart they are, in pooled standard
-    deviations (RMS over L, a, b).  Under 2 the reader will confuse them now and then; over 4
-    is comfortable."""
+    """Per class: its nearest other class and how far apart their means are, in pooled
+    (widened) standard deviations.  Under 1 the two are told apart only by where they lie on
+    the space (a tree slot and a tile, say); under 0.5 the photo or the light is poor."""
     out = {}
     for i, c in enumerate(CLASSES):
         best = (np.inf, "")
+        if c in SEPARATION_SKIP:
+            continue
         for j, o in enumerate(CLASSES):
-            if i == j:
+            if i == j or o in SEPARATION_SKIP:
                 continue
             d = (profile.mean[i] - profile.mean[j]) / np.sqrt(profile.std[i] ** 2 + profile.std[j] ** 2)
             best = min(best, (float(np.sqrt(np.mean(d * d)) * np.sqrt(3)), o))

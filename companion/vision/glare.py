@@ -10,8 +10,8 @@ uneven light; it has to be measured and subtracted before white balancing.
 
 The reader measures it from its own reading: every space read shows known surfaces (the board
 around a token, a tile's edge colours, a tree's face), so ``observed - white * expected`` at
-those points is the veil there.  One Gaussian ``A exp(-d^2 / 2 sigma^2)`` in image px is fitted
-to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
+those points is the veil there.  One Gaussian ``A exp(-d^2 / 2 sigma^2)`` in image px (then
+refined to an ellipse) is fitted to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
 and the board read again.  A first reading under the spot underrates it (a glared tree read
 as board implies too little veil), so the reader fits the spot again to each new reading until
 the reading stops changing.
@@ -56,16 +56,28 @@ levels, a cream tile by about 2) are ignored."""
 
 @dataclass
 class Veil:
-    """Fitted glare spot: centre ``xy`` (px), ``sigma`` (px), ``amplitude`` (8-bit levels)."""
+    """Fitted glare spot: centre ``xy`` (px), ``sigma`` (px, along its long axis),
+    ``amplitude`` (linear levels), ``sigma_minor`` (px, across; ``None`` for a round spot)
+    and ``angle`` (radians, of the long axis from image x).  A lamp seen at a slant reflects
+    as an ellipse."""
 
     xy: tuple[float, float]
     sigma: float
     amplitude: float
+    sigma_minor: float | None = None
+    angle: float = 0.0
 
     def at(self, pts_px: np.ndarray) -> np.ndarray:
         """float32 (n,) veil level at float32 (n, 2) image points."""
-        d2 = np.sum((pts_px - np.float32(self.xy)) ** 2, axis=1)
-        return (self.amplitude * np.exp(-d2 / (2.0 * self.sigma**2))).astype(np.float32)
+        return (self.amplitude * _spot(pts_px, self.xy, self.sigma, self.sigma_minor or self.sigma, self.angle)).astype(np.float32)
+
+
+def _spot(pts: np.ndarray, xy, s1: float, s2: float, angle: float) -> np.ndarray:
+    d = np.asarray(pts, np.float64) - np.asarray(xy, np.float64)
+    c, s = np.cos(angle), np.sin(angle)
+    u = d[:, 0] * c + d[:, 1] * s
+    v = -d[:, 0] * s + d[:, 1] * c
+    return np.exp(-0.5 * (u * u / (s1 * s1) + v * v / (s2 * s2)))
 
 
 def expected_classes(readings, codes_edge_class) -> np.ndarray:
@@ -139,48 +151,55 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
                 best = (cost, int(c), sigma, a)
     cost, c, sigma, a = best
     centre = xy[c].copy()
+    s1 = s2 = sigma
+    angle = 0.0
     if a >= MIN_AMPLITUDE:
-        centre, sigma, a, cost = _refine(xy, v, wgt, centre, sigma, a, cost)
+        centre, s1, s2, angle, a, cost = _refine(xy, v, wgt, centre, sigma, a, cost)
     if a < MIN_AMPLITUDE or cost > 0.5 * cost0:
         return None
-    return Veil((float(centre[0]), float(centre[1])), float(sigma), float(a))
+    return Veil((float(centre[0]), float(centre[1])), float(s1), float(a), float(s2), float(angle))
 
 
 def _refine(xy: np.ndarray, v: np.ndarray, wgt: np.ndarray, centre: np.ndarray, sigma: float, a: float,
-            cost: float) -> tuple[np.ndarray, float, float, float]:
-    """Robust Gauss-Newton on ``v ~ a exp(-|xy - centre|^2 / 2 sigma^2)``; residuals over 30
-    levels (a misread space) get no say.  Keeps a step only when the clipped cost drops."""
-    p = np.array([centre[0], centre[1], np.log(sigma), a, 0.0], np.float64)
+            cost: float) -> tuple[np.ndarray, float, float, float, float, float]:
+    """Robust Gauss-Newton (numerical Jacobian) on ``v ~ a * spot(xy) + b``, the spot an
+    elliptical Gaussian (centre, two radii, angle); residuals over 30 levels (a misread space)
+    get no say.  Keeps a step only when the clipped cost drops.  Returns centre, long and
+    short radius (px), angle (rad), amplitude and the cost."""
     lo, hi = np.log(SIGMAS_PX[0]), np.log(SIGMAS_PX[-1] * 1.5)
+    # parameters: cx, cy, log s1, log s2, angle, a, b (a wide spot lifts the median the
+    # residuals were centred on, so the level b away from the spot is fitted too)
+    p = np.array([centre[0], centre[1], np.log(sigma), np.log(sigma), 0.0, a, 0.0], np.float64)
 
     def model(q):
-        d = xy - q[:2]
-        s2 = np.exp(2 * q[2])
-        g = np.exp(-np.sum(d * d, axis=1) / (2 * s2))
-        return g, d, s2
+        return q[5] * _spot(xy, q[:2], np.exp(q[2]), np.exp(q[3]), q[4]) + q[6]
 
+    def clipped_cost(q):
+        return float(np.sum(wgt * np.minimum((v - model(q)) ** 2, 900.0)))
+
+    steps = np.array([0.5, 0.5, 0.01, 0.01, 0.01, 0.1, 0.1])
     for _ in range(REFINE_STEPS):
-        g, d, s2 = model(p)
-        r = v - p[3] * g - p[4]
+        m = model(p)
+        r = v - m
         w = wgt * (r * r < 900.0)
-        # derivatives of a * g + b by (cx, cy, log sigma, a, b): a wide spot lifts the median
-        # the residuals were centred on, so the level b away from the spot is fitted too
-        jac = np.column_stack([p[3] * g * d[:, 0] / s2, p[3] * g * d[:, 1] / s2,
-                               p[3] * g * np.sum(d * d, axis=1) / s2, g, np.ones_like(g)])
+        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k]) - m) / steps[k] for k in range(7)])
         jw = jac * w[:, None]
-        lhs = jac.T @ jw + 1e-3 * np.diag(np.diag(jac.T @ jw) + 1e-9)
+        lhs = jac.T @ jw
+        lhs += 1e-3 * np.diag(np.diag(lhs) + 1e-9)
         try:
             step = np.linalg.solve(lhs, jw.T @ r)
         except np.linalg.LinAlgError:
             break
         q = p + step
-        q[2] = min(max(q[2], lo), hi)
-        gq, _, _ = model(q)
-        new_cost = float(np.sum(wgt * np.minimum((v - q[3] * gq - q[4]) ** 2, 900.0)))
+        q[2:4] = np.clip(q[2:4], lo, hi)
+        new_cost = clipped_cost(q)
         if new_cost >= cost:
             break
         p, cost = q, new_cost
-    return p[:2], float(np.exp(p[2])), float(p[3]), cost
+    s1, s2, angle = float(np.exp(p[2])), float(np.exp(p[3])), float(p[4])
+    if s2 > s1:
+        s1, s2, angle = s2, s1, angle + np.pi / 2
+    return p[:2], s1, s2, angle, float(p[5]), cost
 
 
 CLIPPED_SIGMA = 12.0
