@@ -280,7 +280,7 @@ class BoardReader:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
             readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence)
-        self._mark_glare(bgr, readings)
+        self._mark_glare(bgr, readings, halo=veil is None and self.glare)
         return self._reading(readings, reg, bgr, veil, evidence)
 
     def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
@@ -322,14 +322,29 @@ class BoardReader:
         self._mark_glare(bgr, readings, rows)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
-    def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None) -> None:
-        """Spaces where the camera clips and the reading is unsure become unreadable, with a reason."""
+    def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
+                    halo: bool = False) -> None:
+        """Spaces where the camera clips and the reading is unsure become unreadable, with a
+        reason.  With ``halo`` (no glare spot could be fitted, so the light around clipped
+        spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
+        ones become unreadable too: there the veil lifts every surface and nothing is sure."""
         n = len(self._space_pts)
         frac = (bgr[:n].max(1) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
         for s in (range(len(readings)) if rows is None else rows):
             r = readings[s]
             if frac[s] >= CLIPPED_UNREADABLE and r.confidence < UNREADABLE_CONFIDENCE:
                 r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
+                r.confidence = 0.0
+        core = np.flatnonzero(frac >= CLIPPED_UNREADABLE)
+        if not halo or len(core) < 2:
+            return
+        hexes = np.array(self.geo.spaces)
+        for s in (range(len(readings)) if rows is None else rows):
+            d = hexes[core] - hexes[s]
+            near = core[(np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO]
+            r = readings[s]
+            if len(near) and not r.reason:
+                r.reason = f"glare near {self.label(self.geo.spaces[int(near[0])])}: move the lamp"
                 r.confidence = 0.0
 
     def label(self, at: tuple[int, int]) -> str:
@@ -352,6 +367,8 @@ CLIPPED_UNREADABLE = 0.3
 """Fraction of a space's samples clipped by the camera from which an unsure reading is
 reported unreadable instead."""
 UNREADABLE_CONFIDENCE = 0.5
+GLARE_HALO = 2
+"""Hex distance from clipped spaces within which an uncorrected glare makes spaces unreadable."""
 
 
 def changed_spaces(now: np.ndarray, before: np.ndarray, per_space: int) -> np.ndarray:
