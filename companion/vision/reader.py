@@ -129,6 +129,18 @@ class BoardReader:
         shape = (len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
         return lab.reshape(shape), white.reshape(shape)
 
+    def _balance_rows(self, bgr: np.ndarray, reg: Registration, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`balance` for the spaces ``rows`` only: ``bgr`` holds their samples, then
+        every white reference sample.  Returns Lab and white field, float32 (n, P, 3)."""
+        n = len(rows) * L.POINTS_PER_SPACE
+        space_bgr, white_bgr = bgr[:n], bgr[n:].reshape(len(self._marker_ids), -1, 3)
+        seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
+        marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
+        pts_mm = self._space_pts.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE, 2)[rows].reshape(-1, 2)
+        white = fit_white_field(self._marker_xy[seen], marker_white, pts_mm)
+        shape = (len(rows), L.POINTS_PER_SPACE, 3)
+        return white_balance(space_bgr, white).reshape(shape), white.reshape(shape)
+
     def sample(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
         """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
         return self.balance(self.sample_bgr(frame, reg), reg)[0]
@@ -298,11 +310,20 @@ class BoardReader:
         if not len(rows):
             return self._reading(old, reg, previous.samples, previous.veil, previous.evidence, 0)
         veil = previous.veil
-        corrected = bgr if veil is None else to_srgb(to_linear(bgr) - veil[:, None])
-        lab_all, fix = self._prepare(corrected, reg, bgr, veil)
-        lab = lab_all[rows]
-        ll_all = self._log_likelihood(lab_all, fix) if fix is not None else None
-        ll = ll_all[rows] if ll_all is not None else self.profile.log_likelihood(lab)
+        P = L.POINTS_PER_SPACE
+        pts = (rows[:, None] * P + np.arange(P)).ravel()  # the changed spaces' samples
+        white_pts = np.arange(n, len(bgr))
+        take = np.r_[pts, white_pts]
+        sub = bgr[take]
+        corrected = sub if veil is None else to_srgb(to_linear(sub) - veil[take][:, None])
+        lab, white = self._balance_rows(corrected, reg, rows)
+        ll = self.profile.log_likelihood(lab)
+        raw = sub[:len(pts)]
+        clipped = np.flatnonzero(raw.max(1) >= SATURATED)
+        if len(clipped):
+            p = self.profile
+            ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
+                raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
         new = classify(ll, cands, lab, self.profile)
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
@@ -317,7 +338,6 @@ class BoardReader:
             readings[s] = r
         # unchanged spaces keep their committed appearance, changed ones take the new one
         samples = previous.samples.copy()
-        pts = (rows[:, None] * L.POINTS_PER_SPACE + np.arange(L.POINTS_PER_SPACE)).ravel()
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
