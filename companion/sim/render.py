@@ -287,10 +287,49 @@ MEEPLE_PROFILES: dict[str, tuple[tuple[float, float], ...]] = {
     "round_cap": ((0.0, 0.75), (0.1, 0.75), (0.12, 0.45), (0.5, 0.4), (0.55, 0.6), (0.65, 0.72), (0.78, 0.75), (0.9, 0.62),
                   (0.97, 0.4), (1.0, 0.15)),
     "cylinder": ((0.0, 0.75), (1.0, 0.75), (1.0, 0.72)),
-    "flat_cap": ((0.0, 0.37), (0.6, 0.37), (0.6, 1.1), (0.72, 1.13), (0.8, 1.05), (0.82, 0.9), (0.82, 0.6)),
 }
 """Meeple silhouettes of revolution: (height, radius) from the table up, as fractions of the
 meeple's height and of its radius (about 0.3 hex, :data:`companion.sim.styles.DOCUMENTED`)."""
+
+
+def _figure_outline() -> np.ndarray:
+    head = [(0.28 * math.cos(math.radians(a)), 0.86 + 0.28 * math.sin(math.radians(a))) for a in range(-40, 221, 20)]
+    right = [(-0.6, 0.0), (-0.15, 0.0), (0.0, 0.3), (0.15, 0.0), (0.6, 0.0), (0.38, 0.45), (1.0, 0.55), (0.95, 0.68), (0.3, 0.72)]
+    left = [(-0.3, 0.72), (-0.95, 0.68), (-1.0, 0.55), (-0.38, 0.45)]
+    out = np.array(right + head + left, np.float64)
+    out[:, 1] /= out[:, 1].max()  # the head's top at the full height
+    return out
+
+
+FIGURE_OUTLINE = _figure_outline()
+"""Front outline of a classic meeple figure: (x, z), x in half-widths, z in heights, counter-clockwise."""
+FIGURE_THICKNESS = 0.5
+"""Thickness of a figure meeple as a fraction of its width."""
+
+
+def _draw_figure(img: np.ndarray, cam: Camera, c: tuple[float, float], half_w: float, height: float, facing: float,
+                 colour: np.ndarray, eye: np.ndarray) -> None:
+    """A flat meeple figure (the outline extruded), standing at ``c`` (mm) and facing ``facing``
+    radians; faces drawn furthest from the camera first so nearer ones hide them."""
+    u = np.array([math.cos(facing), math.sin(facing)])  # across the figure
+    n = np.array([-u[1], u[0]])  # the way it faces
+    t = FIGURE_THICKNESS * 2 * half_w
+    def pts(side: float) -> np.ndarray:
+        xy = np.array(c) + FIGURE_OUTLINE[:, :1] * half_w * u + side * t * n
+        return np.column_stack([xy, -FIGURE_OUTLINE[:, 1] * height])
+    front, back = pts(0.5), pts(-0.5)
+    faces = [(back, 0.75), (front, 0.95)]
+    k = len(FIGURE_OUTLINE)
+    for i in range(k):
+        j = (i + 1) % k
+        quad = np.array([front[i], front[j], back[j], back[i]])
+        up = FIGURE_OUTLINE[j, 1] - FIGURE_OUTLINE[i, 1]
+        faces.append((quad, 0.65 + 0.3 * (abs(FIGURE_OUTLINE[j, 0] - FIGURE_OUTLINE[i, 0]) > abs(up))))
+    faces.sort(key=lambda f: -np.linalg.norm(f[0].mean(0) - eye))
+    for poly, shade in faces:
+        p = cam.project(poly)
+        col = tuple(float(v) for v in np.clip(colour * shade, 0, 255))
+        cv2.fillPoly(img, [np.round(p * 16).astype(np.int32)], col, cv2.LINE_AA, 4)
 
 
 def _camera_centre(cam: Camera) -> np.ndarray:
@@ -300,14 +339,15 @@ def _camera_centre(cam: Camera) -> np.ndarray:
 
 def _styled_meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camera, style, sizes: dict,
                     rng_sizes: np.random.Generator) -> list[dict]:
-    """Draw each meeple of ``board`` as a solid of revolution of ``style.meeple_shape``, projected
+    """Draw each meeple of ``board`` as a solid of revolution of ``style.meeple_shape`` (or a flat
+    figure, ``"figure"``, turned at random), projected
     from 3D (the cap is displaced by parallax and hides what lies behind it), furthest from the
     camera first.  Appends the drawn factors to ``sizes``; returns per meeple its radius (mm),
     height (mm) and projected cap centre (px)."""
     from companion.sim.styles import DOCUMENTED
 
     s = geo.hex_size_mm
-    profile = MEEPLE_PROFILES[style.meeple_shape]
+    profile = None if style.meeple_shape == "figure" else MEEPLE_PROFILES[style.meeple_shape]
     ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
     eye = _camera_centre(cam)
     drawn = []
@@ -323,6 +363,11 @@ def _styled_meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camer
         rad_mm = DOCUMENTED["meeple_radius"] * fr * s
         hm = DOCUMENTED["meeple_height_mm"] * fh
         base = np.array(style.colours["meeple_" + player], np.float32)
+        if profile is None:
+            _draw_figure(img, cam, c, rad_mm, hm, float(rng_sizes.uniform(0, 2 * np.pi)), base, eye)
+            top = cam.project(np.array([[c[0], c[1], -hm]]))[0]
+            drawn.append({"player": player, "radius_mm": rad_mm, "height_mm": hm, "cap_px": top.tolist()})
+            continue
         prev = None
         for z, rad in profile:
             ring = np.stack([c[0] + rad * rad_mm * np.cos(ang), c[1] + rad * rad_mm * np.sin(ang), np.full_like(ang, -z * hm)], 1)

@@ -10,7 +10,8 @@ from the board reader: the simulator is the world, the reader only observes it.
 Styles in :data:`STYLES`: ``bands`` (straight bands, close to the reference look with shifted
 colours), ``meadow`` (curved paths, pale dots and dark X on spores, round-cap meeples, light
 board), ``inkline`` (thin paths with dark outlines, thin white X with a dark outline, dark dot,
-cylinder meeples, dark board) and :data:`HELD_OUT` ``woodcut``.  No reader parameter may be
+cylinder meeples, dark board) and :data:`HELD_OUT` ``woodcut`` (light rings and dark X on
+spores, flat meeple figures, striped substrates).  No reader parameter may be
 fitted to ``woodcut``: it stands for "another copy of the game" in ``bench/vision.py``.
 """
 
@@ -48,7 +49,8 @@ class Style:
     ``spore_unused``: ``"white_dot"``, ``"pale_dots"`` (three dots lighter than the chip),
     ``"dark_dot"`` or ``"ring"`` (a light ring); ``spore_used``: ``"light_x"``, ``"dark_x"`` or
     ``"outlined_x"`` (thin white X with a dark outline).  ``meeple_shape``: ``"mushroom"``,
-    ``"round_cap"``, ``"cylinder"`` or ``"flat_cap"``.  ``substrate_texture``: ``"specks"``,
+    ``"round_cap"``, ``"cylinder"`` or ``"figure"`` (the classic flat meeple, standing at a random
+turn).  ``substrate_texture``: ``"specks"``,
     ``"grain"``, ``"rings"`` or ``"stripes"``.  ``tree_art``: ``"plain"``, ``"canopy"`` or
     ``"leaves"``.  ``board_covers_markers``: the board is one printed sheet reaching under the
 markers (else a board around the spaces, the table showing between it and the markers).
@@ -137,7 +139,7 @@ STYLES: dict[str, Style] = {
                "meeple_height": _FULL},
     ),
     "woodcut": Style(
-        name="woodcut", path_shape="band", spore_unused="ring", spore_used="dark_x", meeple_shape="flat_cap",
+        name="woodcut", path_shape="band", spore_unused="ring", spore_used="dark_x", meeple_shape="figure",
         substrate_texture="stripes", tree_art="canopy", rock_art="cracks", outline_frac=0.0, board_texture=8.0,
         colours={
             "board": rgb(104, 98, 72), "board_line": rgb(138, 128, 98), "tile": rgb(240, 232, 206),
