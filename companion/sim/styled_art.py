@@ -79,23 +79,36 @@ def _bezier(a, ctrl, b, n: int = 16) -> list[tuple[float, float]]:
     return [tuple(v) for v in p]
 
 
-def draw_tile(cv: Canvas, c: tuple[float, float], s: float, code: str, st: Style, size: Sizes) -> None:
-    """A mycelium tile with its paths (``code`` as placed) in the style's path shape."""
+def _turned_corners(c, radius: float, turn_deg: float) -> list[tuple[float, float]]:
+    a = math.radians(turn_deg)
+    return [(c[0] + (x - c[0]) * math.cos(a) - (y - c[1]) * math.sin(a), c[1] + (x - c[0]) * math.sin(a) + (y - c[1]) * math.cos(a))
+            for x, y in hex_corners(c, radius)]
+
+
+def _turned_unit(edge: int, turn_deg: float) -> tuple[float, float]:
+    ux, uy = edge_unit(edge)
+    a = math.radians(turn_deg)
+    return (ux * math.cos(a) - uy * math.sin(a), ux * math.sin(a) + uy * math.cos(a))
+
+
+def draw_tile(cv: Canvas, c: tuple[float, float], s: float, code: str, st: Style, size: Sizes, turn: float = 0.0) -> None:
+    """A mycelium tile with its paths (``code`` as placed) in the style's path shape, laid
+    ``turn`` degrees off the grid (a hand never places it exactly)."""
     from companion.tiles import parse
 
     col = st.colours
     tr = DOCUMENTED["tile_radius"] * s
-    cv.poly(hex_corners(c, tr), col["tile"])
-    cv.outline(hex_corners(c, tr), col["tile_edge"], 0.5)
+    cv.poly(_turned_corners(c, tr, turn), col["tile"])
+    cv.outline(_turned_corners(c, tr, turn), col["tile_edge"], 0.5)
     apothem = tr * math.sqrt(3) / 2
     width = size("path_width") * s
     for path in parse(code).paths:
         ends = []
         for e in sorted(path.edges):
-            ux, uy = edge_unit(e)
+            ux, uy = _turned_unit(e, turn)
             ends.append((c[0] + ux * apothem, c[1] + uy * apothem))
         if len(ends) == 1:
-            ux, uy = edge_unit(next(iter(path.edges)))
+            ux, uy = _turned_unit(next(iter(path.edges)), turn)
             hub = (c[0] + ux * DOCUMENTED["spur_end"] * s, c[1] + uy * DOCUMENTED["spur_end"] * s)
         else:
             mx = sum(p[0] for p in ends) / len(ends) - c[0]
@@ -123,9 +136,9 @@ def draw_tile(cv: Canvas, c: tuple[float, float], s: float, code: str, st: Style
             cv.disc(hub, width / 2 * (1.15 if st.path_shape == "curve" else 1.0), col[path.color])
 
 
-def draw_rock(cv: Canvas, c, s: float, st: Style, rng: np.random.Generator) -> None:
+def draw_rock(cv: Canvas, c, s: float, st: Style, rng: np.random.Generator, turn: float = 0.0) -> None:
     col = st.colours
-    cv.poly(hex_corners(c, DOCUMENTED["tile_radius"] * s), col["rock"])
+    cv.poly(_turned_corners(c, DOCUMENTED["tile_radius"] * s, turn), col["rock"])
     if st.rock_art == "cracks":
         for _ in range(4):
             a = rng.uniform(0, 2 * math.pi)
@@ -140,9 +153,9 @@ def draw_rock(cv: Canvas, c, s: float, st: Style, rng: np.random.Generator) -> N
             cv.disc((c[0] + r * math.cos(a), c[1] + r * math.sin(a)), rng.uniform(0.06, 0.12) * s, col["rock_dark"])
 
 
-def draw_tree(cv: Canvas, c, s: float, slots: list, st: Style, size: Sizes, rng: np.random.Generator) -> None:
+def draw_tree(cv: Canvas, c, s: float, slots: list, st: Style, size: Sizes, rng: np.random.Generator, turn: float = 0.0) -> None:
     col = st.colours
-    cv.poly(hex_corners(c, DOCUMENTED["tile_radius"] * s), col["tree"])
+    cv.poly(_turned_corners(c, DOCUMENTED["tile_radius"] * s, turn), col["tree"])
     if st.tree_art == "canopy":
         cv.disc(c, 0.3 * s, col["tree_light"])
         cv.disc(c, 0.12 * s, col["tree"])
@@ -153,6 +166,7 @@ def draw_tree(cv: Canvas, c, s: float, slots: list, st: Style, size: Sizes, rng:
     r_slot = size("slot_radius") * s
     d_slot = DOCUMENTED["slot_distance"] * s * float(rng.uniform(0.94, 1.06))
     for k, ang in enumerate(SLOT_ANGLES_DEG):
+        ang += turn
         p = (c[0] + d_slot * math.cos(math.radians(ang)), c[1] + d_slot * math.sin(math.radians(ang)))
         cv.disc(p, r_slot, col["slot"])
         who = slots[k] if k < len(slots) else None
@@ -186,8 +200,9 @@ def _tint(colour, towards, amount: float):
     return tuple(int(round(a + (b - a) * amount)) for a, b in zip(colour, towards))
 
 
-def draw_spore(cv: Canvas, c, s: float, player: str, used: bool, st: Style, size: Sizes) -> None:
-    """A spore chip in the player colour, its unused or used side up, in the style's symbols."""
+def draw_spore(cv: Canvas, c, s: float, player: str, used: bool, st: Style, size: Sizes, turn: float = 0.0) -> None:
+    """A spore chip in the player colour, its unused or used side up, in the style's symbols,
+    the chip turned ``turn`` degrees (a round chip lies at any turn)."""
     col = st.colours
     chip = size("chip_radius") * s
     cv.disc(c, chip, col[player])
@@ -196,8 +211,10 @@ def draw_spore(cv: Canvas, c, s: float, player: str, used: bool, st: Style, size
         reach = DOCUMENTED["x_arm_length"] * s * sym / (DOCUMENTED["symbol"] * s)
         arm = min(reach, 0.9 * chip) / math.sqrt(2)  # the X stays on its chip
         width = DOCUMENTED["x_arm_width"] * s * sym / (DOCUMENTED["symbol"] * s)
-        a1 = ((c[0] - arm, c[1] - arm), (c[0] + arm, c[1] + arm))
-        a2 = ((c[0] - arm, c[1] + arm), (c[0] + arm, c[1] - arm))
+        ca, sa = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+        d1, d2 = (arm * (ca - sa), arm * (sa + ca)), (arm * (ca + sa), arm * (sa - ca))
+        a1 = ((c[0] - d1[0], c[1] - d1[1]), (c[0] + d1[0], c[1] + d1[1]))
+        a2 = ((c[0] - d2[0], c[1] - d2[1]), (c[0] + d2[0], c[1] + d2[1]))
         if st.spore_used == "outlined_x":
             for a, b in (a1, a2):
                 cv.band(a, b, width * 1.2, col["symbol_dark"])
@@ -210,7 +227,7 @@ def draw_spore(cv: Canvas, c, s: float, player: str, used: bool, st: Style, size
     elif st.spore_unused == "pale_dots":
         pale = _tint(col[player], col["symbol_light"], 0.55)
         for k in range(3):
-            a = math.radians(-90 + 120 * k)
+            a = math.radians(-90 + 120 * k + turn)
             cv.disc((c[0] + 1.1 * sym * math.cos(a), c[1] + 1.1 * sym * math.sin(a)), 0.45 * sym, pale)
     elif st.spore_unused == "dark_dot":
         cv.disc(c, sym, _tint(col[player], col["symbol_dark"], 0.6))
@@ -241,24 +258,35 @@ def draw_board(board: dict, geo: BoardGeometry, st: Style, rng: np.random.Genera
         x0, y0, x1, y1 = geo.extent_mm(MARKER_QUIET_MM + 6.0)
     cv.poly([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], col["board"])
     if st.board_texture:
-        # printed mottling of the board: a smooth lightness pattern over the board colour only
-        mask = np.all(cv.img == np.array(col["board"], np.uint8), axis=2)
-        h, w = mask.shape
-        n = cv2.resize(_texture((h // 8, w // 8), rng, 12 * cv.ppm / 8), (w, h)) * st.board_texture
-        cv.img[mask] = np.clip(cv.img[mask].astype(np.float32) + n[mask][:, None], 0, 255).astype(np.uint8)
+        # printed mottling of the board: a smooth lightness pattern over the board's rectangle
+        (px0, py0), (px1, py1) = ((v >> cv.SHIFT for v in cv.pt(x, y)) for x, y in ((x0, y0), (x1, y1)))
+        px0, py0 = max(px0, 0), max(py0, 0)
+        region = cv.img[py0:py1, px0:px1]
+        h, w = region.shape[:2]
+        n = cv2.resize(_texture((max(2, h // 8), max(2, w // 8)), rng, 12 * cv.ppm / 8), (w, h)) * st.board_texture
+        region[:] = np.clip(region + n[:, :, None], 0, 255).astype(np.uint8)
     for p in centres:
         cv.outline(hex_corners(p, s), col["board_line"], 0.8)
     dictionary = geo.aruco_dictionary()
     for mk in geo.markers:
         draw_marker(cv, dictionary, mk.id, mk.center_mm, geo.marker_size_mm)
+    def place(at) -> tuple[float, float]:
+        # where a hand put the piece: within a millimetre or so of the space centre
+        x, y = geo.center_mm(tuple(at))
+        return (x + float(rng.uniform(-st.jitter_mm, st.jitter_mm)), y + float(rng.uniform(-st.jitter_mm, st.jitter_mm)))
+
+    def turn() -> float:
+        return float(rng.uniform(-st.turn_deg, st.turn_deg))
+
     for t in board.get("tiles", []):
-        draw_tile(cv, geo.center_mm(tuple(t["at"])), s, t["paths"], st, size)
+        draw_tile(cv, place(t["at"]), s, t["paths"], st, size, turn())
     for at in board.get("rocks", []):
-        draw_rock(cv, geo.center_mm(tuple(at)), s, st, rng)
+        draw_rock(cv, place(at), s, st, rng, turn())
     for t in board.get("trees", []):
-        draw_tree(cv, geo.center_mm(tuple(t["at"])), s, list(t.get("mycorrhizae", [None] * 4)), st, size, rng)
+        draw_tree(cv, place(t["at"]), s, list(t.get("mycorrhizae", [None] * 4)), st, size, rng, turn())
     for sub in board.get("substrates", []):
-        draw_substrate(cv, geo.center_mm(tuple(sub["at"])), s, sub["kind"], st, size, rng)
+        draw_substrate(cv, place(sub["at"]), s, sub["kind"], st, size, rng)
     for player, sp in board.get("spores", {}).items():
-        draw_spore(cv, geo.center_mm(tuple(sp["at"])), s, player, bool(sp.get("used", False)), st, size)
+        chip_turn = float(rng.uniform(-st.chip_turn_deg, st.chip_turn_deg))
+        draw_spore(cv, place(sp["at"]), s, player, bool(sp.get("used", False)), st, size, chip_turn)
     return cv, size.drawn

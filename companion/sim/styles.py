@@ -49,13 +49,16 @@ class Style:
     ``spore_unused``: ``"white_dot"``, ``"pale_dots"`` (three dots lighter than the chip),
     ``"dark_dot"`` or ``"ring"`` (a light ring); ``spore_used``: ``"light_x"``, ``"dark_x"`` or
     ``"outlined_x"`` (thin white X with a dark outline).  ``meeple_shape``: ``"mushroom"``,
-    ``"round_cap"``, ``"cylinder"`` or ``"figure"`` (the classic flat meeple, standing at a random
-turn).  ``substrate_texture``: ``"specks"``,
-    ``"grain"``, ``"rings"`` or ``"stripes"``.  ``tree_art``: ``"plain"``, ``"canopy"`` or
-    ``"leaves"``.  ``board_covers_markers``: the board is one printed sheet reaching under the
-markers (else a board around the spaces, the table showing between it and the markers).
-``board_texture``: std of the board's printed mottling in 8-bit levels.  ``sizes``: size name -> (low, high) factor on :data:`DOCUMENTED`, each
-    piece instance draws its own factor uniformly in that range.
+    ``"round_cap"``, ``"cylinder"`` or ``"figure"`` (the classic flat meeple, standing at a
+    random turn).  ``substrate_texture``: ``"specks"``, ``"grain"``, ``"rings"`` or
+    ``"stripes"``.  ``tree_art``: ``"plain"``, ``"canopy"`` or ``"leaves"``.
+    ``board_covers_markers``: the board is one printed sheet reaching under the markers (else a
+    board around the spaces, the table showing between it and the markers).
+    ``board_texture``: std of the board's printed mottling in 8-bit levels.  ``jitter_mm``,
+    ``turn_deg``: most a piece lies off its space centre (mm) and off the grid (degrees);
+    ``chip_turn_deg``: most a spore chip (and its symbol) is turned from the diagonals.
+    ``sizes``: size name -> (low, high) factor on :data:`DOCUMENTED`; each piece instance
+    draws its own factor uniformly in that range.
     """
 
     name: str
@@ -69,6 +72,9 @@ markers (else a board around the spaces, the table showing between it and the ma
     rock_art: str = "stones"
     board_texture: float = 4.0
     board_covers_markers: bool = False
+    jitter_mm: float = 1.0
+    turn_deg: float = 2.0
+    chip_turn_deg: float = 45.0
     outline_frac: float = 0.0
     sizes: dict[str, tuple[float, float]] = field(default_factory=dict)
 
@@ -87,7 +93,7 @@ _FULL = (0.75, 1.25)
 STYLES: dict[str, Style] = {
     "bands": Style(
         name="bands", path_shape="band", spore_unused="white_dot", spore_used="light_x", meeple_shape="mushroom",
-        substrate_texture="specks", tree_art="plain",
+        substrate_texture="specks", tree_art="plain", chip_turn_deg=10.0,
         colours={
             "board": rgb(88, 108, 80), "board_line": rgb(128, 148, 112), "tile": rgb(238, 228, 202),
             "tile_edge": rgb(110, 104, 96), "pink": rgb(224, 92, 156), "yellow": rgb(238, 198, 52),
@@ -122,7 +128,7 @@ STYLES: dict[str, Style] = {
     ),
     "inkline": Style(
         name="inkline", path_shape="outlined", spore_unused="dark_dot", spore_used="outlined_x", meeple_shape="cylinder",
-        substrate_texture="rings", tree_art="leaves", outline_frac=0.2, board_texture=3.0,
+        substrate_texture="rings", tree_art="leaves", outline_frac=0.2, board_texture=3.0, chip_turn_deg=20.0,
         colours={
             "board": rgb(62, 72, 82), "board_line": rgb(96, 106, 116), "tile": rgb(230, 224, 212),
             "tile_edge": rgb(40, 36, 34), "pink": rgb(236, 104, 170), "yellow": rgb(244, 210, 30),

@@ -38,6 +38,7 @@ def test_same_seed_same_frame_and_valid_random_boards(geo, codes):
 # --- the styled world: other copies of the game under other lamps ------------------------------
 
 import ast  # noqa: E402
+import dataclasses  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import cv2  # noqa: E402
@@ -60,8 +61,11 @@ ONE_OF_EACH = {
 }
 
 
-def _art(style: str, board: dict, geo, seed: int = 0, ppm: float = 4.0):
-    return styled_art.draw_board(board, geo, get_style(style), np.random.default_rng(seed), ppm, "wood")
+def _art(style: str, board: dict, geo, seed: int = 0, ppm: float = 3.0, centred: bool = False):
+    st = get_style(style)
+    if centred:  # every piece exactly on its space centre (still at its own turn)
+        st = dataclasses.replace(st, jitter_mm=0.0)
+    return styled_art.draw_board(board, geo, st, np.random.default_rng(seed), ppm, "wood")
 
 
 def _lightness(bgr) -> float:
@@ -106,10 +110,10 @@ def test_used_spore_symbols_are_light_in_one_style_and_dark_in_another(geo):
     contrast = {}
     for name in STYLES:
         board = {"spores": {"orange": {"at": [0, 0], "used": True}}}
-        cv, _ = _art(name, board, geo)
+        cv, _ = _art(name, board, geo, centred=True)
         cx, cy = (v >> cv.SHIFT for v in cv.pt(*geo.center_mm((0, 0))))
-        chip = cv.img[cy + int(0.3 * geo.hex_size_mm * cv.ppm), cx]  # below the centre, between the arms
-        contrast[name] = _lightness(cv.img[cy, cx]) - _lightness(chip)
+        # the crossing of the X (at the centre whatever the chip's turn) against the chip
+        contrast[name] = _lightness(cv.img[cy, cx]) - _lightness(get_style(name).colours["orange"])
     assert contrast["bands"] > 15 and contrast["inkline"] > 15  # white X (inkline: thin, outlined)
     assert contrast["meadow"] < -15 and contrast["woodcut"] < -15  # dark X
 
@@ -117,9 +121,10 @@ def test_used_spore_symbols_are_light_in_one_style_and_dark_in_another(geo):
 def test_unused_spore_symbols_differ_between_styles(geo):
     centre_l = {}
     for name in STYLES:
-        cv, _ = _art(name, {"spores": {"blue": {"at": [0, 0], "used": False}}}, geo)
+        cv, _ = _art(name, {"spores": {"blue": {"at": [0, 0], "used": False}}}, geo, centred=True)
         cx, cy = (v >> cv.SHIFT for v in cv.pt(*geo.center_mm((0, 0))))
-        centre_l[name] = _lightness(cv.img[cy, cx]) - _lightness(get_style(name).colours["blue"])
+        patch = cv2.cvtColor(cv.img[cy - 2:cy + 3, cx - 2:cx + 3], cv2.COLOR_BGR2Lab)[:, :, 0].astype(float)
+        centre_l[name] = float(np.median(patch)) - _lightness(get_style(name).colours["blue"])
     assert centre_l["bands"] > 30  # white dot
     assert centre_l["inkline"] < -5  # dark dot
     assert abs(centre_l["meadow"]) < 5 and abs(centre_l["woodcut"]) < 5  # pale dots / ring: the centre shows the chip
