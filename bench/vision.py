@@ -141,10 +141,11 @@ def clipped_spaces(image: np.ndarray, cam, geo) -> set:
     return out
 
 
-def calibrate(frames, intr: Intrinsics, workdir: Path) -> tuple[Path | None, str]:
+def calibrate(frames, intr: Intrinsics, workdir: Path) -> tuple[Path | None, str, int]:
     """Run ``mycelium-companion calibrate colours`` on the calibration photos, as a user would.
 
-    Returns (profile path or None, what the command printed or the reason it failed)."""
+    All photos at once; when the command takes only one, the photo of the first layout.
+    Returns (profile path or None, what the command printed or the reason it failed, photos used)."""
     from companion.cli import main
 
     photos = []
@@ -155,21 +156,26 @@ def calibrate(frames, intr: Intrinsics, workdir: Path) -> tuple[Path | None, str
     k = workdir / "intrinsics.json"
     intr.save(k)
     out = workdir / "profile.json"
-    attempts = [["--image", *photos]]
-    if len(photos) > 1:  # a command that takes one photo: calibrate from the first layout
-        attempts.append(["--image", photos[0], "--layout", frames[0].truth["layout"]])
+    # the command's name and form may change as calibration learns more than colours: all photos
+    # through "calibrate colours" or "calibrate pieces", else the first layout's photo alone
+    attempts = [("colours", ["--image", *photos], len(photos)), ("pieces", ["--image", *photos], len(photos)),
+                ("pieces", photos, len(photos))]
+    if len(photos) > 1:
+        attempts.append(("colours", ["--image", photos[0], "--layout", frames[0].truth["layout"]], 1))
+    else:
+        attempts = attempts[:1]
     said = ""
-    for extra in attempts:
+    for command, args, used in attempts:
         buf_out, buf_err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(buf_out), contextlib.redirect_stderr(buf_err):
             try:
-                rc = main(["calibrate", "colours", *extra, "--intrinsics", str(k), "--out", str(out)])
+                rc = main(["calibrate", command, *args, "--intrinsics", str(k), "--out", str(out)])
             except SystemExit as exc:  # argparse refusing the arguments
                 rc = exc.code
         said = (buf_out.getvalue() + buf_err.getvalue()).strip()
         if rc == 0 and out.is_file():
-            return out, said
-    return None, said
+            return out, said, used
+    return None, said, 0
 
 
 def load_reader_profile(path: Path):
@@ -205,10 +211,11 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     # tells the user to move the lamp until the preview shows none)
     cal_light = Light(**{**lamp.__dict__, "glare": 0.0})
     cal = render_calibration_frames(style, cal_light, int(rng.integers(1 << 30)), SIZE, cal_cam, geo, tables[int(rng.integers(3))])
-    profile_path, said = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
+    profile_path, said, used = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
-         "clip": Counter(), "times": [], "play_times": [], "floors": [], "calibration": said}
+         "clip": Counter(), "times": [], "play_times": [], "floors": [], "calibration": said,
+         "photos": (used, len(cal))}
     if profile_path is None:
         r["failed"] = n
         return r
@@ -294,6 +301,8 @@ def report(r: dict, held_out: bool) -> None:
         line += "  target " + " and ".join(x for x in ((f"<= {100 * target[0]:.1f} % wrong" if target[0] else ""),
                                                           (f">= {100 * target[1]:.0f} % perfect" if target[1] else "")) if x)
         line += " MET" if ok else " NOT MET"
+    if r["photos"][0] < r["photos"][1]:
+        line += f"  (calibrated from {r['photos'][0]} of {r['photos'][1]} layout photos: the command takes one)"
     print(line)
     print("      per kind (wrong / spaces holding it): " +
           ", ".join(f"{k} {r['kinds'][k]}/{r['kind_total'][k]}" for k in KINDS))

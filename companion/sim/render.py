@@ -7,6 +7,11 @@
 distortion, 3D meeples, hands entering the frame, lighting (gradient, colour temperature,
 glare), blur, sensor noise and JPEG.  Everything random comes from the ``rng`` passed in, so a
 seed gives the same image.
+
+:func:`render` draws the reference copy (the art the reader was first written against, lit in
+8-bit).  :func:`render_styled` draws other copies: an art style of :mod:`companion.sim.styles`
+under a light of :mod:`companion.sim.light` (modelled in linear light), with each style's
+meeple shape standing in 3D (docs/simulated-camera.md).
 """
 
 from __future__ import annotations
