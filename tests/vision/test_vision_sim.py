@@ -217,3 +217,13 @@ def test_held_out_style_is_named_and_not_among_the_tuning_styles():
     assert HELD_OUT in STYLES and HELD_OUT not in TUNING_STYLES and len(TUNING_STYLES) >= 3
     with pytest.raises(KeyError, match="known"):
         get_style("no such style")
+
+
+def test_every_calibration_layout_file_is_photographed_in_name_order(tmp_path):
+    (tmp_path / "calibration_layout.json").write_text("{}")
+    assert calibration_layouts(tmp_path) == [tmp_path / "calibration_layout.json"]
+    folder = tmp_path / "calibration_layouts"
+    folder.mkdir()
+    for name in ("2.json", "1.json", "3.json"):
+        (folder / name).write_text("{}")
+    assert [p.name for p in calibration_layouts(tmp_path)] == ["1.json", "2.json", "3.json"]
