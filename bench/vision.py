@@ -144,7 +144,8 @@ def clipped_spaces(image: np.ndarray, cam, geo) -> set:
 def calibrate(frames, intr: Intrinsics, workdir: Path) -> tuple[Path | None, str, int]:
     """Run ``mycelium-companion calibrate colours`` on the calibration photos, as a user would.
 
-    All photos at once; when the command takes only one, the photo of the first layout.
+    All photos at once; when the command takes only one, the photo of the first layout.  Prints
+    nothing itself: what the command said is returned.
     Returns (profile path or None, what the command printed or the reason it failed, photos used)."""
     from companion.cli import main
 
@@ -156,14 +157,12 @@ def calibrate(frames, intr: Intrinsics, workdir: Path) -> tuple[Path | None, str
     k = workdir / "intrinsics.json"
     intr.save(k)
     out = workdir / "profile.json"
-    # the command's name and form may change as calibration learns more than colours: all photos
-    # through "calibrate colours" or "calibrate pieces", else the first layout's photo alone
-    attempts = [("colours", ["--image", *photos], len(photos)), ("pieces", ["--image", *photos], len(photos)),
-                ("pieces", photos, len(photos))]
+    # all photos, one --image each ("calibrate pieces", of which "colours" is another name), else
+    # all after one --image, else the first layout's photo alone (a command that takes one photo)
+    repeated = [a for p in photos for a in ("--image", p)]
+    attempts = [("pieces", repeated, len(photos)), ("colours", ["--image", *photos], len(photos))]
     if len(photos) > 1:
         attempts.append(("colours", ["--image", photos[0], "--layout", frames[0].truth["layout"]], 1))
-    else:
-        attempts = attempts[:1]
     said = ""
     for command, args, used in attempts:
         buf_out, buf_err = io.StringIO(), io.StringIO()
