@@ -221,6 +221,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     profile = load_reader_profile(profile_path)
     previous_ok = "previous" in inspect.signature(BoardReader.read).parameters
     for i in range(n):
+        # each board from its own seed: the same boards whatever the reader or the timing does
+        rng = np.random.default_rng((group_seed(seed, style, light_name), i))
         board = random_board(rng, geo, codes)
         cam = make_camera(geo, random_conditions(rng), SIZE)
         light = Light(**{**lamp.__dict__, "glare_xy": (float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
