@@ -13,6 +13,7 @@ it photographs that style's calibration layouts under that lamp (with no glare s
 ``mycelium-companion calibrate colours`` on the photos (the command itself, in-process), then
 reads N random boards photographed under the same lamp (each with its own camera pose, as if
 re-mounted, and its own glare spot) with the resulting profile and the camera's intrinsics.
+Every board comes from its own seed, so two readers are measured on the same boards.
 
 HELD OUT: the style ``woodcut`` (:data:`companion.sim.styles.HELD_OUT`) stands for another copy
 of the game.  No reader parameter, threshold or prior may be tuned on it (do not look at its
