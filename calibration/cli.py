@@ -2,7 +2,8 @@
 
 ``calibrate camera``: intrinsics from ChArUco photos (default) or plain chessboard photos
 (``--chessboard 9x6``), reporting the RMS reprojection error in px.
-``calibrate colours``: colour profile from one photo of the calibration layout.
+``calibrate pieces`` (also ``colours``): colour profile and the look of meeples and spore sides
+from 1-3 photos of the calibration layouts, with per-class separation printed.
 ``calibrate sheet``: printable PDF/PNG with the board markers and the ChArUco board.
 Exit code 2 on unusable input, with the reason on stderr.
 """
@@ -28,10 +29,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
     cam.add_argument("--json", action="store_true", help="print the result as JSON")
     cam.set_defaults(func=_camera)
 
-    col = group.add_parser("colours", aliases=["colors"], help="colour profile from a photo of the calibration layout")
-    col.add_argument("--image", required=True, help="photo of the board set up as in docs (calibration layout)")
+    col = group.add_parser("pieces", aliases=["colours", "colors"],
+                           help="colours and piece appearance from 1-3 photos of the calibration layouts")
+    col.add_argument("--image", required=True, action="append", metavar="PHOTO",
+                     help="photo of the board set up as a calibration layout; repeat for layouts 1, 2, 3 (up to 3)")
     col.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera'")
-    col.add_argument("--layout", metavar="FILE", help="calibration layout JSON (default: the built-in one)")
+    col.add_argument("--layout", action="append", metavar="N|FILE",
+                     help="layout of each photo, in order: 1, 2, 3 or a layout JSON (default: 1, 2, 3 in order)")
     col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")
     col.set_defaults(func=_colours)
@@ -71,18 +75,35 @@ def _camera(args: argparse.Namespace) -> int:
 
 
 def _colours(args: argparse.Namespace) -> int:
-    from calibration.colours import calibrate_colours
+    from calibration.colours import calibrate_pieces
     from companion.vision.errors import VisionError
 
+    if len(args.image) > 3:
+        return _fail(f"give at most 3 photos (one per calibration layout), got {len(args.image)}")
+    if args.layout and len(args.layout) != len(args.image):
+        return _fail(f"give one --layout per --image ({len(args.image)} photos, {len(args.layout)} layouts)")
     try:
-        profile, summary = calibrate_colours(args.image, intrinsics=args.intrinsics, layout=args.layout)
+        profile, summary = calibrate_pieces(args.image, intrinsics=args.intrinsics, layouts=args.layout)
     except (VisionError, ValueError, OSError) as exc:
         return _fail(str(exc))
     profile.save(args.out)
     if args.json:
         print(json.dumps(summary))
-    else:
-        print(f"wrote {args.out}: {len(profile.classes)} colour classes from {summary['samples']} samples")
+        return 0
+    print(f"wrote {args.out}: {len(profile.classes)} colour classes from {summary['samples']} samples "
+          f"in {len(args.image)} photo(s)")
+    print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor):")
+    worst = sorted(summary["separation"].items(), key=lambda kv: kv[1]["distance"])
+    print("  " + ", ".join(f"{c} {v['distance']:.1f} (vs {v['nearest']})" for c, v in worst))
+    pieces = summary["pieces"]
+    for p, m in pieces["meeples"].items():
+        sides = pieces["spores"][p]["sides_learned"]
+        side_note = (f"sides {pieces['spores'][p]['side_distance']:.1f} apart" if "side_distance" in pieces["spores"][p]
+                     else "used side not photographed: read as 'far from the unused side'")
+        print(f"  {p}: meeple vs its spore's symbol {m['core_distance_from_unused_spore']:.1f}; spore {', '.join(sides)} ({side_note})")
+    poor = [c for c, v in summary["separation"].items() if v["distance"] < 0.5]
+    if poor:
+        print(f"warning: {', '.join(poor)} barely differ from another colour: check the light and the layout, or add layouts 2 and 3")
     return 0
 
 

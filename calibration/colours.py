@@ -1,10 +1,15 @@
-"""Colour profile from one photo of the calibration layout (``calibrate colours``).
+"""Colour profile and piece appearance from 1-3 photos of the calibration layouts
+(``calibrate pieces``, formerly ``calibrate colours``).
 
-The layout (``companion/vision/calibration_layout.json``, or ``--layout``) says what lies on
-which space.  Every sample point of :mod:`companion.vision.layout` whose surface is known
-there is white-balanced against the markers, converted to Lab and filed under its class;
-each class gets the mean and a widened standard deviation.  A new copy of the game, a warm
-lamp or a new camera is then one photo away.
+A layout (``companion/vision/calibration_layouts/N.json``, or a file of the same format) says
+what lies on which space.  Every sample point of :mod:`companion.vision.layout` whose surface
+is known there is white-balanced against the markers, converted to Lab and filed under its
+class; each class gets the mean and a widened standard deviation.  The meeples and spores
+shown are learned as pieces (:mod:`companion.vision.pieces`): each meeple's colour as the
+camera sees it and the ring statistics of each spore side.  Layout 1 alone (the only one
+older versions knew) teaches every colour and the unused spore sides; layouts 2 and 3 add
+the used sides and meeples standing on tiles and on spores.  A new copy of the game, a warm
+lamp or a new camera is then one to three photos away.
 """
 
 from __future__ import annotations
@@ -18,19 +23,27 @@ from calibration.intrinsics import load_intrinsics
 from companion.tiles import parse
 from companion.vision import layout as L
 from companion.vision.errors import VisionError
+from companion.vision.pieces import PLAYERS, RING_POINTS, STATS, PieceModel, symbol_features, z_distance
 from companion.vision.profile import CLASSES, MIN_STD, ColourProfile
 from companion.vision.reader import BoardReader, read_image
+from companion.vision.registration import BoardTracker
 
-LAYOUT_PATH = Path(__file__).resolve().parent.parent / "companion" / "vision" / "calibration_layout.json"
+LAYOUTS_DIR = Path(__file__).resolve().parent.parent / "companion" / "vision" / "calibration_layouts"
+LAYOUT_PATH = LAYOUTS_DIR / "1.json"
+LAYOUT_NUMBERS = (1, 2, 3)
 STD_WIDEN = 1.3
 """Standard deviations are widened by this factor (plus MIN_STD) to tolerate light changes."""
 L_WIDEN = 1.6
 """Extra widening of lightness: shadows and uneven light move L far more than a and b."""
 
 
-def load_layout(path: str | Path | None = None) -> dict:
-    """The calibration layout (board part of a position)."""
-    p = Path(path) if path else LAYOUT_PATH
+def load_layout(path: str | Path | int | None = None) -> dict:
+    """A calibration layout (board part of a position): ``None`` or 1-3 for the documented
+    layouts, else a JSON file.  Raises VisionError."""
+    if path is None or str(path) in {str(n) for n in LAYOUT_NUMBERS}:
+        p = LAYOUTS_DIR / f"{int(path or 1)}.json"
+    else:
+        p = Path(path)
     try:
         return json.loads(Path(p).read_text())
     except (OSError, ValueError) as exc:
@@ -85,28 +98,145 @@ def _labels(layout: dict, spaces: list[tuple[int, int]]) -> np.ndarray:
 
 def calibrate_colours(image: str | Path, intrinsics: str | Path | None = None, layout: str | Path | dict | None = None,
                       frame: np.ndarray | None = None) -> tuple[ColourProfile, dict]:
-    """Profile from a photo of the layout; returns it and a JSON summary (samples per class)."""
-    lay = layout if isinstance(layout, dict) else load_layout(layout)
-    intr = load_intrinsics(intrinsics) if intrinsics else None
+    """Profile from one photo of a layout (layout 1 by default); see :func:`calibrate_pieces`."""
+    return calibrate_pieces([image], intrinsics, [layout], frames=None if frame is None else [frame])
+
+
+MEEPLE_STD_WIDEN = 1.0
+"""A meeple's colour spreads more than a flat piece's: its sides are shaded."""
+
+
+def calibrate_pieces(images: list, intrinsics=None, layouts: list | None = None,
+                     frames: list | None = None) -> tuple[ColourProfile, dict]:
+    """Profile (colours and pieces) from photos of the calibration layouts.
+
+    ``images``: 1-3 paths; ``intrinsics``: a path or :class:`Intrinsics`; ``layouts``: for each image a layout number (1-3), file or dict,
+    default 1, 2, 3 in order; ``frames``: already decoded BGR uint8 (h, w, 3) images instead
+    of reading ``images``.  Returns the profile and a JSON summary: samples per class, per
+    class separation (:func:`separation`), what was learned of the pieces and the photos'
+    registration.  Raises VisionError when a photo shows no board or too little of a class.
+    """
+    n = len(frames) if frames is not None else len(images)
+    if not 1 <= n <= 3:
+        raise VisionError(f"give 1 to 3 calibration photos, got {n}")
+    layouts = list(layouts or []) + [None] * n
+    lays = []
+    for k in range(n):
+        lay = layouts[k] if layouts[k] is not None else (LAYOUT_NUMBERS[k] if k < 3 else None)
+        lays.append(lay if isinstance(lay, dict) else load_layout(lay))
+    intr = load_intrinsics(intrinsics) if isinstance(intrinsics, (str, Path)) else intrinsics
     dummy = ColourProfile(np.zeros((len(CLASSES), 3), np.float32), np.ones((len(CLASSES), 3), np.float32))
     reader = BoardReader(profile=dummy, intrinsics=intr, tile_codes=[])
-    img = frame if frame is not None else read_image(image)
-    reg = reader.tracker.register(img)
-    lab = reader.sample(img, reg).reshape(-1, 3)
-    labels = _labels(lay, list(reader.geo.spaces)).ravel()
+    spaces = list(reader.geo.spaces)
+    labs, labels, reproj = [], [], []
+    for k in range(n):
+        img = frames[k] if frames is not None else read_image(images[k])
+        reg = BoardTracker(reader.geo, intr).register(img)  # each photo registered on its own
+        lab = reader.sample(img, reg)
+        labs.append(lab)
+        labels.append(_labels(lays[k], spaces))
+        reproj.append(round(float(reg.reprojection_px), 3))
+    flat_lab = np.concatenate([x.reshape(-1, 3) for x in labs])
+    flat_labels = np.concatenate([x.ravel() for x in labels])
     mean = np.zeros((len(CLASSES), 3), np.float32)
     std = np.zeros((len(CLASSES), 3), np.float32)
     counts = {}
     for i, c in enumerate(CLASSES):
-        x = lab[labels == i]
+        x = flat_lab[flat_labels == i]
         if len(x) < 3:
-            raise VisionError(f"calibration layout shows too little {c!r} ({len(x)} samples): check the layout file")
-        med = np.median(x, axis=0)
-        keep = x[np.all(np.abs(x - med) <= 3 * (np.percentile(np.abs(x - med), 75, axis=0) + 2), axis=1)]
-        mean[i] = keep.mean(0)
-        std[i] = keep.std(0) * STD_WIDEN + MIN_STD
+            raise VisionError(f"calibration layouts show too little {c!r} ({len(x)} samples): check the layout files")
+        mean[i], std[i], counts[c] = _robust_class(x)
         std[i, 0] *= L_WIDEN
-        counts[c] = int(len(keep))
+    profile = ColourProfile(mean, std)
+    profile.pieces, piece_summary = _learn_pieces(labs, lays, spaces)
     summary = {"samples": int(sum(counts.values())), "per_class": counts,
-               "reprojection_px": round(float(reg.reprojection_px), 3)}
-    return ColourProfile(mean, std), summary
+               "separation": separation(profile), "pieces": piece_summary,
+               "reprojection_px": reproj[0] if n == 1 else reproj}
+    return profile, summary
+
+
+def _robust_class(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    med = np.median(x, axis=0)
+    keep = x[np.all(np.abs(x - med) <= 3 * (np.percentile(np.abs(x - med), 75, axis=0) + 2), axis=1)]
+    return keep.mean(0), keep.std(0) * STD_WIDEN + MIN_STD, int(len(keep))
+
+
+SEPARATION_SKIP = ("white",)
+"""Classes left out of :func:`separation`: the spore symbol is judged by its own ring
+statistics (:mod:`companion.vision.pieces`), not by one colour."""
+
+
+def separation(profile: ColourProfile) -> dict:
+    """Per class: its nearest other class and how far apart their means are, in pooled
+    (widened) standard deviations.  Under 1 the two are told apart only by where they lie on
+    the space (a tree slot and a tile, say); under 0.5 the photo or the light is poor."""
+    out = {}
+    for i, c in enumerate(CLASSES):
+        best = (np.inf, "")
+        if c in SEPARATION_SKIP:
+            continue
+        for j, o in enumerate(CLASSES):
+            if i == j or o in SEPARATION_SKIP:
+                continue
+            d = (profile.mean[i] - profile.mean[j]) / np.sqrt(profile.std[i] ** 2 + profile.std[j] ** 2)
+            best = min(best, (float(np.sqrt(np.mean(d * d)) * np.sqrt(3)), o))
+        out[c] = {"nearest": best[1], "distance": round(best[0], 2)}
+    return out
+
+
+def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tuple[PieceModel, dict]:
+    """Meeple colours and ring statistics, spore sides, from the layouts' meeples and spores."""
+    index = {h: i for i, h in enumerate(spaces)}
+    occupied = []
+    for lay in lays:
+        occ = {tuple(t["at"]) for t in lay.get("tiles", [])} | {tuple(r) for r in lay.get("rocks", [])}
+        occ |= {tuple(t["at"]) for t in lay.get("trees", [])} | {tuple(s["at"]) for s in lay.get("substrates", [])}
+        occ |= {tuple(s["at"]) for s in lay.get("spores", {}).values()}
+        occupied.append(occ)
+    cap_core = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
+    meeple_mean = np.zeros((4, 3), np.float32)
+    meeple_std = np.zeros((4, 3), np.float32)
+    meeple_rings = np.full((4, 3, STATS), np.nan, np.float32)
+    spore = np.full((4, 2, 3, STATS), np.nan, np.float32)
+    summary: dict = {"meeples": {}, "spores": {}}
+    for p_i, p in enumerate(PLAYERS):
+        px, rings = [], []
+        for lab, lay, occ in zip(labs, lays, occupied):
+            at = lay.get("meeples", {}).get(p)
+            if at is None:
+                continue
+            s = index[(int(at[0]), int(at[1]))]
+            px.append(lab[s, cap_core])
+            if tuple(at) not in occ:  # ring statistics of a meeple on an empty space
+                rings.append(symbol_features(lab[s:s + 1])[0])
+        if not px:
+            raise VisionError(f"the calibration layouts show no {p} meeple: check the layout files")
+        x = np.concatenate(px)
+        m, sd, _ = _robust_class(x)
+        meeple_mean[p_i], meeple_std[p_i] = m, sd * MEEPLE_STD_WIDEN
+        if rings:
+            meeple_rings[p_i] = np.mean(rings, axis=0)
+        sides: dict[int, list] = {0: [], 1: []}
+        for lab, lay in zip(labs, lays):
+            sp = lay.get("spores", {}).get(p)
+            if sp is None or lay.get("meeples", {}).get(p) == sp["at"]:
+                continue  # a covered spore shows little of its side
+            s = index[(int(sp["at"][0]), int(sp["at"][1]))]
+            sides[int(bool(sp["used"]))].append(symbol_features(lab[s:s + 1])[0])
+        for k in (0, 1):
+            if sides[k]:
+                spore[p_i, k] = np.mean(sides[k], axis=0)
+    if np.isnan(meeple_rings).any():
+        raise VisionError("the calibration layouts need every meeple once on an empty space (layout 1 has them)")
+    if np.isnan(spore[:, 0]).any():
+        raise VisionError("the calibration layouts need every spore once uncovered on its unused side (layout 1 has them)")
+    model = PieceModel(meeple_mean, meeple_std, meeple_rings, spore)
+    for p_i, p in enumerate(PLAYERS):
+        d_core = float(z_distance(spore[p_i, 0][None], meeple_rings[p_i], slice(0, 1))[0])
+        summary["meeples"][p] = {"lab": [round(float(v), 1) for v in meeple_mean[p_i]],
+                                 "core_distance_from_unused_spore": round(d_core, 2)}
+        entry = {"sides_learned": [n for k, n in enumerate(("unused", "used")) if not np.isnan(spore[p_i, k]).any()]}
+        if len(entry["sides_learned"]) == 2:
+            entry["side_distance"] = round(float(z_distance(spore[p_i, 1][None], spore[p_i, 0])[0]), 2)
+        summary["spores"][p] = entry
+    return model, summary

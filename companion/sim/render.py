@@ -7,6 +7,11 @@
 distortion, 3D meeples, hands entering the frame, lighting (gradient, colour temperature,
 glare), blur, sensor noise and JPEG.  Everything random comes from the ``rng`` passed in, so a
 seed gives the same image.
+
+:func:`render` draws the reference copy (the art the reader was first written against, lit in
+8-bit).  :func:`render_styled` draws other copies: an art style of :mod:`companion.sim.styles`
+under a light of :mod:`companion.sim.light` (modelled in linear light), with each style's
+meeple shape standing in 3D (docs/simulated-camera.md).
 """
 
 from __future__ import annotations
@@ -193,13 +198,15 @@ def _shadows(cv: art.Canvas, board: dict, geo: BoardGeometry, light_dir: tuple[f
         cv.img[:] = np.clip(cv.img * shade[:, :, None], 0, 255).astype(np.uint8)
 
 
-def _project_art(cv: art.Canvas, cam: Camera) -> np.ndarray:
-    """Warp the art into the camera frame (distortion through a coarse remap grid)."""
+def _project_art(cv: art.Canvas, cam: Camera, fill: tuple | None = None, img: np.ndarray | None = None) -> np.ndarray:
+    """Warp the art (or ``img``, an image of the canvas's size) into the camera frame
+    (distortion through a coarse remap grid)."""
+    src_img = cv.img if img is None else img
     a = np.array([[cv.ppm, 0, -cv.x0 * cv.ppm], [0, cv.ppm, -cv.y0 * cv.ppm], [0, 0, 1]])
     h_art = cam.homography() @ np.linalg.inv(a)  # art px -> undistorted image px
-    fill = tuple(int(v) for v in art.COLOURS["table"])
+    fill = fill if fill is not None else tuple(int(v) for v in art.COLOURS["table"])
     if not np.any(cam.dist):
-        return cv2.warpPerspective(cv.img, h_art, (cam.width, cam.height), flags=cv2.INTER_LINEAR, borderValue=fill)
+        return cv2.warpPerspective(src_img, h_art, (cam.width, cam.height), flags=cv2.INTER_LINEAR, borderValue=fill)
     step = 8
     gx, gy = np.meshgrid(np.arange(0, cam.width + step, step, dtype=np.float32), np.arange(0, cam.height + step, step, dtype=np.float32))
     pts = np.stack([gx.ravel(), gy.ravel()], 1).reshape(-1, 1, 2)
@@ -208,7 +215,7 @@ def _project_art(cv: art.Canvas, cam: Camera) -> np.ndarray:
     # bilinear upsampling of the grid: grid node (i, j) sits on frame pixel (i*step, j*step)
     fx, fy = np.meshgrid(np.arange(cam.width, dtype=np.float32) / step, np.arange(cam.height, dtype=np.float32) / step)
     full = cv2.remap(src.astype(np.float32), fx, fy, cv2.INTER_LINEAR)
-    return cv2.remap(cv.img, np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]), cv2.INTER_LINEAR,
+    return cv2.remap(src_img, np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]), cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
 
 
@@ -278,6 +285,179 @@ def _lighting(img: np.ndarray, cond: Conditions, rng: np.random.Generator) -> np
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(cond.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+MEEPLE_PROFILES: dict[str, tuple[tuple[float, float], ...]] = {
+    "mushroom": ((0.0, 0.43), (0.5, 0.43), (0.5, 0.93), (0.62, 1.03), (0.75, 0.97), (0.87, 0.73), (0.95, 0.43), (1.0, 0.17)),
+    "round_cap": ((0.0, 0.75), (0.1, 0.75), (0.12, 0.45), (0.5, 0.4), (0.55, 0.6), (0.65, 0.72), (0.78, 0.75), (0.9, 0.62),
+                  (0.97, 0.4), (1.0, 0.15)),
+    "cylinder": ((0.0, 0.75), (1.0, 0.75), (1.0, 0.72)),
+}
+"""Meeple silhouettes of revolution: (height, radius) from the table up, as fractions of the
+meeple's height and of its radius (about 0.3 hex, :data:`companion.sim.styles.DOCUMENTED`)."""
+
+
+def _figure_outline() -> np.ndarray:
+    head = [(0.28 * math.cos(math.radians(a)), 0.86 + 0.28 * math.sin(math.radians(a))) for a in range(-40, 221, 20)]
+    right = [(-0.6, 0.0), (-0.15, 0.0), (0.0, 0.3), (0.15, 0.0), (0.6, 0.0), (0.38, 0.45), (1.0, 0.55), (0.95, 0.68), (0.3, 0.72)]
+    left = [(-0.3, 0.72), (-0.95, 0.68), (-1.0, 0.55), (-0.38, 0.45)]
+    out = np.array(right + head + left, np.float64)
+    out[:, 1] /= out[:, 1].max()  # the head's top at the full height
+    return out
+
+
+FIGURE_OUTLINE = _figure_outline()
+"""Front outline of a classic meeple figure: (x, z), x in half-widths, z in heights, counter-clockwise."""
+FIGURE_THICKNESS = 0.5
+"""Thickness of a figure meeple as a fraction of its width."""
+
+
+def _draw_figure(img: np.ndarray, cam: Camera, c: tuple[float, float], half_w: float, height: float, facing: float,
+                 colour: np.ndarray, eye: np.ndarray) -> None:
+    """A flat meeple figure (the outline extruded), standing at ``c`` (mm) and facing ``facing``
+    radians; faces drawn furthest from the camera first so nearer ones hide them."""
+    u = np.array([math.cos(facing), math.sin(facing)])  # across the figure
+    n = np.array([-u[1], u[0]])  # the way it faces
+    t = FIGURE_THICKNESS * 2 * half_w
+    def pts(side: float) -> np.ndarray:
+        xy = np.array(c) + FIGURE_OUTLINE[:, :1] * half_w * u + side * t * n
+        return np.column_stack([xy, -FIGURE_OUTLINE[:, 1] * height])
+    front, back = pts(0.5), pts(-0.5)
+    faces = [(back, 0.75), (front, 0.95)]
+    k = len(FIGURE_OUTLINE)
+    for i in range(k):
+        j = (i + 1) % k
+        quad = np.array([front[i], front[j], back[j], back[i]])
+        up = FIGURE_OUTLINE[j, 1] - FIGURE_OUTLINE[i, 1]
+        faces.append((quad, 0.65 + 0.3 * (abs(FIGURE_OUTLINE[j, 0] - FIGURE_OUTLINE[i, 0]) > abs(up))))
+    faces.sort(key=lambda f: -np.linalg.norm(f[0].mean(0) - eye))
+    for poly, shade in faces:
+        p = cam.project(poly)
+        col = tuple(float(v) for v in np.clip(colour * shade, 0, 255))
+        cv2.fillPoly(img, [np.round(p * 16).astype(np.int32)], col, cv2.LINE_AA, 4)
+
+
+def _camera_centre(cam: Camera) -> np.ndarray:
+    r, _ = cv2.Rodrigues(cam.rvec)
+    return -r.T @ cam.tvec
+
+
+def _styled_meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camera, style, sizes: dict,
+                    rng_sizes: np.random.Generator) -> list[dict]:
+    """Draw each meeple of ``board`` as a solid of revolution of ``style.meeple_shape`` (or a flat
+    figure, ``"figure"``, turned at random), projected
+    from 3D (the cap is displaced by parallax and hides what lies behind it), furthest from the
+    camera first.  Appends the drawn factors to ``sizes``; returns per meeple its radius (mm),
+    height (mm) and projected cap centre (px)."""
+    from companion.sim.styles import DOCUMENTED
+
+    s = geo.hex_size_mm
+    profile = None if style.meeple_shape == "figure" else MEEPLE_PROFILES[style.meeple_shape]
+    ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    eye = _camera_centre(cam)
+    drawn = []
+    items = sorted(board.get("meeples", {}).items(), key=lambda kv: -np.linalg.norm(np.array([*geo.center_mm(tuple(kv[1])), 0.0]) - eye))
+    for player, at in items:
+        c = geo.center_mm(tuple(at))
+        lo, hi = style.factor_range("meeple_radius")
+        fr = float(rng_sizes.uniform(lo, hi))
+        lo, hi = style.factor_range("meeple_height")
+        fh = float(rng_sizes.uniform(lo, hi))
+        sizes.setdefault("meeple_radius", []).append(fr)
+        sizes.setdefault("meeple_height", []).append(fh)
+        rad_mm = DOCUMENTED["meeple_radius"] * fr * s
+        hm = DOCUMENTED["meeple_height_mm"] * fh
+        base = np.array(style.colours["meeple_" + player], np.float32)
+        if profile is None:
+            _draw_figure(img, cam, c, rad_mm, hm, float(rng_sizes.uniform(0, 2 * np.pi)), base, eye)
+            top = cam.project(np.array([[c[0], c[1], -hm]]))[0]
+            drawn.append({"player": player, "radius_mm": rad_mm, "height_mm": hm, "cap_px": top.tolist()})
+            continue
+        prev = None
+        for z, rad in profile:
+            ring = np.stack([c[0] + rad * rad_mm * np.cos(ang), c[1] + rad * rad_mm * np.sin(ang), np.full_like(ang, -z * hm)], 1)
+            p = cam.project(ring)
+            if prev is not None:
+                hull = cv2.convexHull(np.vstack([prev, p]).astype(np.float32))
+                shade = 0.6 + 0.4 * z
+                col = tuple(float(v) for v in np.clip(base * shade + 10 * z, 0, 255))
+                cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), col, cv2.LINE_AA, 4)
+            prev = p
+        top = cam.project(np.array([[c[0], c[1], -profile[-1][0] * hm]]))[0]
+        drawn.append({"player": player, "radius_mm": rad_mm, "height_mm": hm, "cap_px": top.tolist()})
+    return drawn
+
+
+def _shadow_mask(cv: art.Canvas, board: dict, geo: BoardGeometry, light) -> np.ndarray:
+    """float32 (h, w) in the art frame: 1 in the light, 1 - ``light.shadow`` under a meeple's shadow."""
+    s = geo.hex_size_mm
+    mask = np.zeros(cv.img.shape[:2], np.uint8)
+    a = math.radians(light.lamp_dir_deg + 180.0)
+    d = (math.cos(a), math.sin(a))
+    for at in board.get("meeples", {}).values():
+        c = geo.center_mm(tuple(at))
+        p = cv.pt(c[0] + d[0] * 0.35 * s, c[1] + d[1] * 0.35 * s)
+        cv2.ellipse(mask, p, (cv.length(0.5 * s), cv.length(0.3 * s)), math.degrees(a), 0, 360, 255, -1, cv2.LINE_AA, cv.SHIFT)
+    out = np.ones(mask.shape, np.float32)
+    if mask.any():
+        k = max(3, int(0.2 * s * cv.ppm) | 1)
+        out -= light.shadow * cv2.GaussianBlur(mask, (k, k), 0).astype(np.float32) / 255.0
+    return out
+
+
+def render_styled(
+    board: dict,
+    geo: BoardGeometry,
+    style,
+    light,
+    cond: Conditions | None = None,
+    rng: np.random.Generator | None = None,
+    size: tuple[int, int] = (1920, 1080),
+    camera: Camera | None = None,
+    px_per_mm: float = 2.5,
+    table: str = "wood",
+) -> Frame:
+    """Draw ``board`` in art ``style`` (:class:`companion.sim.styles.Style` or its name) under
+    ``light`` (:class:`companion.sim.light.Light` or a preset name of
+    :data:`companion.sim.light.LIGHTS`), on table surface ``table``.
+
+    ``cond`` gives the camera pose and lens (its lighting fields are ignored: light is
+    ``light``'s, in linear light) and ``cond.hands``.  The truth has the keys of :func:`render`
+    plus ``style``, ``light`` (the light's fields), ``table``, ``sizes`` (size name -> factors
+    drawn per piece instance) and ``meeples_drawn`` (radius, height, projected cap px).
+    """
+    from dataclasses import asdict
+
+    from companion.sim import styled_art
+    from companion.sim.light import expose, light_preset
+    from companion.sim.styles import TABLES, get_style
+
+    cond = cond or Conditions()
+    rng = rng or np.random.default_rng(0)
+    style = get_style(style) if isinstance(style, str) else style
+    light = light_preset(light, rng) if isinstance(light, str) else light
+    cam = camera or make_camera(geo, cond, size)
+    cv, sizes = styled_art.draw_board(board, geo, style, rng, px_per_mm, table)
+    fill = tuple(int(v) for v in TABLES[table]["base"])
+    img = _project_art(cv, cam, fill)
+    shade = _project_art(cv, cam, (1.0,), _shadow_mask(cv, board, geo, light))
+    drawn = _styled_meeples(img, board, geo, cam, style, sizes, rng)
+    if cond.hands:
+        _hands(img, cond.hands, rng)
+    img = expose(img, light, rng, shade)
+    markers = {mk.id: cam.project(np.column_stack([geo.marker_corners_mm(mk.id), np.zeros(4)])).tolist() for mk in geo.markers}
+    truth = {
+        "board": board,
+        "homography": cam.homography().tolist(),
+        "camera": {"k": cam.k.tolist(), "dist": cam.dist.tolist(), "rvec": cam.rvec.tolist(), "tvec": cam.tvec.tolist()},
+        "markers_px": markers,
+        "style": style.name,
+        "light": asdict(light),
+        "table": table,
+        "sizes": sizes,
+        "meeples_drawn": drawn,
+    }
+    return Frame(img, truth)
 
 
 def render(

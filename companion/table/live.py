@@ -66,6 +66,7 @@ class LiveTable:
         self.tilebag = TileLedger()
         """Where each tag is; a read of a tag that is not in the bag is no draw (issue 11)."""
         self._recheck = False
+        self._committed = None  # the last reading that matched the game: the next read starts from it
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
@@ -73,6 +74,7 @@ class LiveTable:
         # open by itself: compare the still board with the new position on the next frame.
         if msg.kind in ("undo", "correction", "reset"):
             self._recheck = True
+            self._committed = None
 
     @property
     def reader(self):
@@ -109,7 +111,7 @@ class LiveTable:
         s = self.session
         t0 = time.perf_counter()
         try:
-            reading = self.reader.read(frame.image, hand=self._hand_codes() or None)
+            reading = self.reader.read(frame.image, hand=self._hand_codes() or None, previous=self._committed)
         except VisionError as e:
             self.stats["read_errors"] += 1
             s.set_status("camera", "no board", str(e))
@@ -123,6 +125,7 @@ class LiveTable:
             ex = explain(pos, s.edition, observed)
             diff = ex.diff
             if not diff:
+                self._committed = reading
                 self._last_attempt = None
                 s.clear_illegal(source="camera")
                 self._retry_pending()
@@ -143,6 +146,7 @@ class LiveTable:
                 for mv in seq:
                     s.submit(mv, source="camera")
                 if len(s.game.events) > n0:
+                    self._committed = reading
                     lat = (time.perf_counter() - t0) * 1000
                     self.stats["last_commit_latency_ms"] = lat
                     self.commit_latencies_ms.append(lat)

@@ -105,6 +105,8 @@ class SpaceReading:
     slots: tuple[str | None, ...] = ()
     meeple: str | None = None
     confidence: float = 0.0
+    reason: str | None = None
+    """Why the space could not be read (then ``confidence`` is 0), e.g. glare; else ``None``."""
 
 
 SIDE_DL = 9.0
@@ -177,12 +179,15 @@ def meeple_colour(lab: np.ndarray, profile: ColourProfile, centre_ll: np.ndarray
 
 
 def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = None,
-             profile: ColourProfile | None = None) -> list[SpaceReading]:
+             profile: ColourProfile | None = None, meeple: np.ndarray | None = None) -> list[SpaceReading]:
     """One :class:`SpaceReading` per space.
 
     ``ll``: float32 (S, P, K) clipped per-sample log-likelihoods.  ``lab`` (float32 (S, P, 3))
     and ``profile``, when given, decide spore sides by lightness contrast and mycorrhiza slots
     by unclipped likelihood (more robust under blur); without them both come from ``ll``.
+    ``meeple``: int (S,) class index of the meeple already decided on each space (-1 none), as
+    :func:`companion.vision.pieces.assign_meeples` gives; ``None`` guesses it from colour
+    (:func:`meeple_colour`), for profiles that learned no pieces.
     """
     S = ll.shape[0]
     e = ll[:, L.EDGES].reshape(S, 6, L.POINTS_PER_EDGE, -1)
@@ -198,7 +203,7 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
 
     # meeple: a player colour at the centre, or at the cap seen from the side
     pidx = np.array([CI[p] for p in PLAYERS])
-    best_centre = meeple_colour(lab, profile, centre)
+    best_centre = meeple_colour(lab, profile, centre) if meeple is None else np.asarray(meeple)
     has_meeple = best_centre >= 0
     best_centre = np.maximum(best_centre, 0)
     ring = np.where(has_meeple[:, None], ring_trim, ring_full)

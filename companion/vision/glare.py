@@ -2,13 +2,16 @@
 
 A glossy board under a lamp shows a round glare spot: light added on top of every surface
 (``observed = white * pigment + veil``, the veil the same in B, G and R), so dark pieces turn
-light (a tree looks like the board, the board like a rock).  The veil can't be divided out
-like uneven light; it has to be measured and subtracted before white balancing.
+light (a tree looks like the board, the board like a rock).  Reflected light adds in linear
+light, before the camera's gamma, so the model and every fit here work on linearised
+samples (:func:`to_linear`, the sRGB curve, kept on the 0-255 scale): the same veil lifts the
+dark board by far more 8-bit levels than a light tile.  The veil can't be divided out like
+uneven light; it has to be measured and subtracted before white balancing.
 
 The reader measures it from its own reading: every space read shows known surfaces (the board
 around a token, a tile's edge colours, a tree's face), so ``observed - white * expected`` at
-those points is the veil there.  One Gaussian ``A exp(-d^2 / 2 sigma^2)`` in image px is fitted
-to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
+those points is the veil there.  One Gaussian ``A exp(-d^2 / 2 sigma^2)`` in image px (then
+refined to an ellipse) is fitted to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
 and the board read again.  A first reading under the spot underrates it (a glared tree read
 as board implies too little veil), so the reader fits the spot again to each new reading until
 the reading stops changing.
@@ -26,24 +29,55 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+def to_linear(x: np.ndarray) -> np.ndarray:
+    """float32 sRGB-encoded values on 0-255 -> linear light on 0-255 (IEC 61966-2-1 curve)."""
+    c = np.clip(np.asarray(x, np.float32) / 255.0, 0.0, None)
+    return (np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) * 255.0).astype(np.float32)
+
+
+def to_srgb(x: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`to_linear` (float32, 0-255 in and out, negatives clipped to 0)."""
+    c = np.clip(np.asarray(x, np.float32) / 255.0, 0.0, None)
+    return (np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055) * 255.0).astype(np.float32)
+
+
+def pigment_linear(mean_lab: np.ndarray) -> np.ndarray:
+    """float32 (K, 3) BGR fraction of the white each class reflects, in linear light."""
+    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
+    return to_linear(np.clip(rgb[:, ::-1] / 0.95, 0.0, 1.0) * 255.0) / 255.0
+
+
 SIGMAS_PX = (40.0, 55.0, 75.0, 100.0, 130.0, 170.0, 220.0)
 """Candidate spot radii (Gaussian sigma, full-resolution px)."""
-MIN_AMPLITUDE = 10.0
-"""Spots weaker than this (8-bit levels) are ignored."""
+MIN_AMPLITUDE = 6.0
+"""Spots weaker than this (linear levels on 0-255; 6 lifts the dark board by about 25 8-bit
+levels, a cream tile by about 2) are ignored."""
 
 
 @dataclass
 class Veil:
-    """Fitted glare spot: centre ``xy`` (px), ``sigma`` (px), ``amplitude`` (8-bit levels)."""
+    """Fitted glare spot: centre ``xy`` (px), ``sigma`` (px, along its long axis),
+    ``amplitude`` (linear levels), ``sigma_minor`` (px, across; ``None`` for a round spot)
+    and ``angle`` (radians, of the long axis from image x).  A lamp seen at a slant reflects
+    as an ellipse."""
 
     xy: tuple[float, float]
     sigma: float
     amplitude: float
+    sigma_minor: float | None = None
+    angle: float = 0.0
 
     def at(self, pts_px: np.ndarray) -> np.ndarray:
         """float32 (n,) veil level at float32 (n, 2) image points."""
-        d2 = np.sum((pts_px - np.float32(self.xy)) ** 2, axis=1)
-        return (self.amplitude * np.exp(-d2 / (2.0 * self.sigma**2))).astype(np.float32)
+        return (self.amplitude * _spot(pts_px, self.xy, self.sigma, self.sigma_minor or self.sigma, self.angle)).astype(np.float32)
+
+
+def _spot(pts: np.ndarray, xy, s1: float, s2: float, angle: float) -> np.ndarray:
+    d = np.asarray(pts, np.float64) - np.asarray(xy, np.float64)
+    c, s = np.cos(angle), np.sin(angle)
+    u = d[:, 0] * c + d[:, 1] * s
+    v = -d[:, 0] * s + d[:, 1] * c
+    return np.exp(-0.5 * (u * u / (s1 * s1) + v * v / (s2 * s2)))
 
 
 def expected_classes(readings, codes_edge_class) -> np.ndarray:
@@ -89,15 +123,14 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     ``bgr``, ``white``: float32 (S, P, 3) camera samples and white field; ``expected``: int
     (S, P) class per point (-1 unknown); ``mean_lab``: float32 (K, 3) profile means;
     ``centres_px``: (S, 2); ``weight``: (S,) trust in each reading.  The veil of a space is
-    the median over its known, unclipped points of (observed - white * expected), averaged
-    over B, G, R.  A grid search over spot centres (the brightest spaces) and radii gives a
+    the median over its known, unclipped points of (observed - white * expected) in linear
+    light (:func:`to_linear`), averaged over B, G, R; the spot's amplitude is in linear levels.  A grid search over spot centres (the brightest spaces) and radii gives a
     start; a few robust Gauss-Newton steps then move the centre (also off the board), the
     radius and the amplitude.
     """
-    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
-    exp_bgr = rgb[:, ::-1] / 0.95  # fraction of the white
+    exp_bgr = pigment_linear(mean_lab)  # fraction of the white, linear light
     known = (expected >= 0) & (bgr.max(2) < SATURATED)
-    resid = (bgr - white * exp_bgr[np.maximum(expected, 0)]).mean(2)  # (S, P)
+    resid = (to_linear(bgr) - to_linear(white) * exp_bgr[np.maximum(expected, 0)]).mean(2)  # (S, P), linear
     resid = np.where(known, resid, np.nan)
     ok = known.sum(1) >= 6
     if ok.sum() < 8:
@@ -118,48 +151,55 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
                 best = (cost, int(c), sigma, a)
     cost, c, sigma, a = best
     centre = xy[c].copy()
+    s1 = s2 = sigma
+    angle = 0.0
     if a >= MIN_AMPLITUDE:
-        centre, sigma, a, cost = _refine(xy, v, wgt, centre, sigma, a, cost)
+        centre, s1, s2, angle, a, cost = _refine(xy, v, wgt, centre, sigma, a, cost)
     if a < MIN_AMPLITUDE or cost > 0.5 * cost0:
         return None
-    return Veil((float(centre[0]), float(centre[1])), float(sigma), float(a))
+    return Veil((float(centre[0]), float(centre[1])), float(s1), float(a), float(s2), float(angle))
 
 
 def _refine(xy: np.ndarray, v: np.ndarray, wgt: np.ndarray, centre: np.ndarray, sigma: float, a: float,
-            cost: float) -> tuple[np.ndarray, float, float, float]:
-    """Robust Gauss-Newton on ``v ~ a exp(-|xy - centre|^2 / 2 sigma^2)``; residuals over 30
-    levels (a misread space) get no say.  Keeps a step only when the clipped cost drops."""
-    p = np.array([centre[0], centre[1], np.log(sigma), a, 0.0], np.float64)
+            cost: float) -> tuple[np.ndarray, float, float, float, float, float]:
+    """Robust Gauss-Newton (numerical Jacobian) on ``v ~ a * spot(xy) + b``, the spot an
+    elliptical Gaussian (centre, two radii, angle); residuals over 30 levels (a misread space)
+    get no say.  Keeps a step only when the clipped cost drops.  Returns centre, long and
+    short radius (px), angle (rad), amplitude and the cost."""
     lo, hi = np.log(SIGMAS_PX[0]), np.log(SIGMAS_PX[-1] * 1.5)
+    # parameters: cx, cy, log s1, log s2, angle, a, b (a wide spot lifts the median the
+    # residuals were centred on, so the level b away from the spot is fitted too)
+    p = np.array([centre[0], centre[1], np.log(sigma), np.log(sigma), 0.0, a, 0.0], np.float64)
 
     def model(q):
-        d = xy - q[:2]
-        s2 = np.exp(2 * q[2])
-        g = np.exp(-np.sum(d * d, axis=1) / (2 * s2))
-        return g, d, s2
+        return q[5] * _spot(xy, q[:2], np.exp(q[2]), np.exp(q[3]), q[4]) + q[6]
 
+    def clipped_cost(q):
+        return float(np.sum(wgt * np.minimum((v - model(q)) ** 2, 900.0)))
+
+    steps = np.array([0.5, 0.5, 0.01, 0.01, 0.01, 0.1, 0.1])
     for _ in range(REFINE_STEPS):
-        g, d, s2 = model(p)
-        r = v - p[3] * g - p[4]
+        m = model(p)
+        r = v - m
         w = wgt * (r * r < 900.0)
-        # derivatives of a * g + b by (cx, cy, log sigma, a, b): a wide spot lifts the median
-        # the residuals were centred on, so the level b away from the spot is fitted too
-        jac = np.column_stack([p[3] * g * d[:, 0] / s2, p[3] * g * d[:, 1] / s2,
-                               p[3] * g * np.sum(d * d, axis=1) / s2, g, np.ones_like(g)])
+        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k]) - m) / steps[k] for k in range(7)])
         jw = jac * w[:, None]
-        lhs = jac.T @ jw + 1e-3 * np.diag(np.diag(jac.T @ jw) + 1e-9)
+        lhs = jac.T @ jw
+        lhs += 1e-3 * np.diag(np.diag(lhs) + 1e-9)
         try:
             step = np.linalg.solve(lhs, jw.T @ r)
         except np.linalg.LinAlgError:
             break
         q = p + step
-        q[2] = min(max(q[2], lo), hi)
-        gq, _, _ = model(q)
-        new_cost = float(np.sum(wgt * np.minimum((v - q[3] * gq - q[4]) ** 2, 900.0)))
+        q[2:4] = np.clip(q[2:4], lo, hi)
+        new_cost = clipped_cost(q)
         if new_cost >= cost:
             break
         p, cost = q, new_cost
-    return p[:2], float(np.exp(p[2])), float(p[3]), cost
+    s1, s2, angle = float(np.exp(p[2])), float(np.exp(p[3])), float(p[4])
+    if s2 > s1:
+        s1, s2, angle = s2, s1, angle + np.pi / 2
+    return p[:2], s1, s2, angle, float(p[5]), cost
 
 
 CLIPPED_SIGMA = 12.0
@@ -172,19 +212,19 @@ def clipped_log_likelihood(raw: np.ndarray, white: np.ndarray, veil: np.ndarray 
     """float32 (n, K) log-likelihood of clipped camera samples (censored model).
 
     ``raw``: float32 (n, 3) camera BGR with a channel at :data:`SATURATED` or above;
-    ``white``: (n, 3) white field there; ``veil``: (n,) fitted glare level or ``None``.  Each
-    class predicts ``white * colour + veil`` per channel; a clipped channel only says that the
+    ``white``: (n, 3) white field there; ``veil``: (n,) fitted glare level (linear light) or
+    ``None``.  Each class predicts ``white * colour + veil`` per channel in linear light,
+    re-encoded to compare with the camera; a clipped channel only says that the
     prediction reaches the clip level, the others are compared as usual.  A cream tile under a
     glare spot is all clipped and consistent; a grey rock there would not clip, so it isn't.
     White balancing and Lab would instead turn the clipped tile grey after the veil is taken off.
     The best value of a class is its peak under the profile's Gaussian, so these samples
     weigh like the others.
     """
-    rgb = cv2.cvtColor(mean_lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_Lab2RGB).reshape(-1, 3)
-    exp_bgr = rgb[:, ::-1] / 0.95
-    pred = white[:, None, :] * exp_bgr[None, :, :]  # (n, K, 3)
+    pred = to_linear(white)[:, None, :] * pigment_linear(mean_lab)[None, :, :]  # (n, K, 3), linear
     if veil is not None:
         pred = pred + veil[:, None, None]
+    pred = to_srgb(pred)
     obs = raw[:, None, :]
     clipped = obs >= SATURATED
     err = np.where(clipped, np.maximum(SATURATED - pred, 0.0), obs - pred) / CLIPPED_SIGMA

@@ -20,7 +20,10 @@ same sizes; measure a real copy against these):
 
 Groups, as index slices into the per-space point list: ``CENTRE`` (7 points), ``RING`` (12),
 ``EDGES`` (6 edges x 6 points, edge-major), ``DIAG`` (8), ``SLOTS`` (4 slots x 5 points),
-``CAP`` (7, raised).
+``CAP`` (7, raised), and three rings sampled at all angles so that what they show does not
+depend on how a round piece was turned: ``SYM_IN`` (8 points at 0.14 s, under a meeple's
+footprint), ``SYM_MID`` (16 at 0.25 s) and ``SYM_OUT`` (24 at 0.37 s, on a spore's chip
+beyond a meeple standing on it).
 """
 
 from __future__ import annotations
@@ -72,12 +75,17 @@ def _build() -> tuple[np.ndarray, dict[str, slice]]:
         slot_pts.extend((cx + dx, cy + dy) for dx, dy in ((0.05, 0), (-0.05, 0), (0, 0.05), (0, -0.05)))
     add("slots", slot_pts)
     add("cap", [(0.0, 0.0)] + [_polar(0.11, 60 * i + 30) for i in range(6)])
+    # rings read without regard to rotation: a spore's symbol, what a meeple hides
+    add("sym_in", [_polar(0.14, 45 * i + 22.5) for i in range(8)])
+    add("sym_mid", [_polar(0.25, 22.5 * i) for i in range(16)])
+    add("sym_out", [_polar(0.37, 15 * i + 7.5) for i in range(24)])
     return np.array(pts, np.float32), groups
 
 
 OFFSETS, GROUPS = _build()
 """OFFSETS: float32 (P, 2) sample offsets in units of s; GROUPS: name -> slice into them."""
 CENTRE, RING, EDGES, DIAG, SLOTS, CAP = (GROUPS[k] for k in ("centre", "ring", "edges", "diag", "slots", "cap"))
+SYM_IN, SYM_MID, SYM_OUT = (GROUPS[k] for k in ("sym_in", "sym_mid", "sym_out"))
 POINTS_PER_SPACE = len(OFFSETS)
 POINTS_PER_EDGE = 6
 POINTS_PER_SLOT = 5

@@ -6,7 +6,11 @@ Each class has a mean and a standard deviation per channel; a sample's log-likel
 diagonal Gaussian, clipped at :data:`LL_FLOOR` so a few occluded points (a meeple, a hand)
 cannot outvote the rest.  Profiles are JSON::
 
-    {"version": 1, "classes": {"board": {"mean": [L, a, b], "std": [sL, sa, sb]}, ...}}
+    {"version": 1, "classes": {"board": {"mean": [L, a, b], "std": [sL, sa, sb]}, ...},
+     "pieces": {...}}
+
+``pieces`` (optional; profiles made before it read as before) is what calibration learned of
+the meeples and both spore sides (:class:`companion.vision.pieces.PieceModel`).
 """
 
 from __future__ import annotations
@@ -38,10 +42,12 @@ class ProfileError(ValueError):
 
 @dataclass
 class ColourProfile:
-    """``mean`` and ``std``: float32 (K, 3) Lab per class, in :data:`CLASSES` order."""
+    """``mean`` and ``std``: float32 (K, 3) Lab per class, in :data:`CLASSES` order;
+    ``pieces``: learned meeple and spore appearance, or ``None``."""
 
     mean: np.ndarray
     std: np.ndarray
+    pieces: "PieceModel | None" = None
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -73,11 +79,14 @@ class ColourProfile:
         return self._q
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "version": 1,
             "classes": {c: {"mean": [round(float(v), 2) for v in self.mean[i]], "std": [round(float(v), 2) for v in self.std[i]]}
                         for i, c in enumerate(CLASSES)},
         }
+        if self.pieces is not None:
+            d["pieces"] = self.pieces.to_json()
+        return d
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
@@ -92,7 +101,14 @@ class ColourProfile:
             raise ProfileError(f"colour profile lacks or mangles a class ({exc}); classes needed: {', '.join(CLASSES)}") from exc
         if mean.shape != (len(CLASSES), 3) or std.shape != mean.shape:
             raise ProfileError("colour profile: each class needs a 3-number mean and std")
-        return cls(mean, np.maximum(std, MIN_STD))
+        pieces = None
+        if d.get("pieces") is not None:
+            from companion.vision.pieces import PieceModel
+            try:
+                pieces = PieceModel.from_json(d["pieces"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ProfileError(f"colour profile: malformed 'pieces' section ({exc}); calibrate again") from exc
+        return cls(mean, np.maximum(std, MIN_STD), pieces)
 
 
 def load_profile(path: str | Path | None = None) -> ColourProfile:

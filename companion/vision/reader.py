@@ -9,7 +9,7 @@ those points and the vectorised scoring of :mod:`companion.vision.classify`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -20,30 +20,42 @@ from companion.vision import layout as L
 from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
-from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings
+from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings, to_linear, to_srgb
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
-from companion.vision.profile import LL_FLOOR, ColourProfile, fit_white_field, load_profile, white_balance
+from companion.vision.pieces import assign_meeples, meeple_evidence, symbol_features
+from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
 
-GLARE_ROUNDS = 3
+GLARE_ROUNDS = 5
 """Most rounds of glare fitting: a first reading under a glare spot misreads some spaces, so
 the spot is fitted again to the better reading, until the reading stops changing."""
 
 
 @dataclass
 class Reading:
-    """``board``: board part of a position; ``confidence``: "q,r" -> [0, 1]; ``spaces``: raw readings."""
+    """``board``: board part of a position; ``confidence``: "q,r" -> [0, 1]; ``spaces``: raw
+    readings; ``unreadable``: "q,r" -> the reason a space could not be read (its confidence is
+    0 and its piece in ``board`` is a guess).  ``samples`` (float32 (N, 3) camera BGR at every
+    sample point), ``veil`` (float32 (N,) glare removed, linear levels, or ``None``) and
+    ``evidence`` (float32 (S, 4) meeple evidence, or ``None``) let the next frame be read
+    incrementally (:meth:`BoardReader.read` with ``previous``)."""
 
     board: dict
     confidence: dict[str, float]
     registration: Registration
     spaces: dict[tuple[int, int], SpaceReading]
+    unreadable: dict[str, str] = field(default_factory=dict)
+    samples: np.ndarray | None = None
+    veil: np.ndarray | None = None
+    evidence: np.ndarray | None = None
+    changed: int | None = None
+    """Spaces read again in an incremental read (``None`` for a full read)."""
 
     def to_json(self) -> dict:
         reg = self.registration.to_json()
-        return {"board": self.board, "confidence": self.confidence,
+        return {"board": self.board, "confidence": self.confidence, "unreadable": self.unreadable,
                 "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"],
                                  "warnings": reg["warnings"]}}
 
@@ -74,6 +86,7 @@ class BoardReader:
         self.profile = profile or load_profile()
         self.tracker = BoardTracker(self.geo, intrinsics)
         self.glare = True
+        self.edition_dir = Path(edition_dir)
         self._edge_cache: dict[str, np.ndarray] = {}
         codes = tile_codes if tile_codes is not None else load_tile_codes(edition_dir)
         self._catalogue: TileCandidates = tile_candidates(codes) if codes else open_candidates()
@@ -118,6 +131,18 @@ class BoardReader:
         shape = (len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
         return lab.reshape(shape), white.reshape(shape)
 
+    def _balance_rows(self, bgr: np.ndarray, reg: Registration, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`balance` for the spaces ``rows`` only: ``bgr`` holds their samples, then
+        every white reference sample.  Returns Lab and white field, float32 (n, P, 3)."""
+        n = len(rows) * L.POINTS_PER_SPACE
+        space_bgr, white_bgr = bgr[:n], bgr[n:].reshape(len(self._marker_ids), -1, 3)
+        seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
+        marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
+        pts_mm = self._space_pts.reshape(len(self.geo.spaces), L.POINTS_PER_SPACE, 2)[rows].reshape(-1, 2)
+        white = fit_white_field(self._marker_xy[seen], marker_white, pts_mm)
+        shape = (len(rows), L.POINTS_PER_SPACE, 3)
+        return white_balance(space_bgr, white).reshape(shape), white.reshape(shape)
+
     def sample(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
         """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
         return self.balance(self.sample_bgr(frame, reg), reg)[0]
@@ -139,12 +164,15 @@ class BoardReader:
     def _classify(self, lab: np.ndarray, fix, cands: TileCandidates) -> list[SpaceReading]:
         return classify(self._log_likelihood(lab, fix), cands, lab, self.profile)
 
-    def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates, readings: list[SpaceReading]) -> list[SpaceReading]:
-        """Correct local light and shadow from the empty board around each space and re-read."""
+    def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates,
+                    readings: list[SpaceReading]) -> tuple[np.ndarray, list[SpaceReading]]:
+        """Correct local light and shadow from the empty board around each space and re-read;
+        returns the corrected Lab and the new readings."""
         shift = self._local_shift(lab, readings)
         if shift is None:
-            return readings
-        return self._classify(lab - shift[:, None, :], fix, cands)
+            return lab, readings
+        lab = lab - shift[:, None, :]
+        return lab, self._classify(lab, fix, cands)
 
     def _log_likelihood(self, lab: np.ndarray, fix: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
         ll = self.profile.log_likelihood(lab)
@@ -164,6 +192,45 @@ class BoardReader:
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
                                       px[:n][:: L.POINTS_PER_SPACE], trust)
         return None if veil is None else veil.at(px)
+
+    def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
+                     rows: np.ndarray, evidence: np.ndarray) -> list[SpaceReading]:
+        """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`).
+
+        ``lab``, ``ll``: samples and log-likelihoods of the spaces ``rows`` (int (n,)), whose
+        readings are ``readings``; ``evidence``: float32 (S, 4) meeple evidence of every space,
+        updated in place for ``rows``.  Meeples are assigned jointly over all spaces, the
+        spaces whose meeple changed are read again with it, spore sides by distance to the
+        learned sides.  Returns the readings of ``rows``.
+        """
+        model = self.profile.pieces
+        players = list(PLAYERS)
+        spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
+                             for r in readings])
+        pclass = np.array([CLASSES.index(p) for p in PLAYERS])
+        flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
+        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat)
+        owner_all, mconf_all = assign_meeples(evidence)
+        owner, mconf = owner_all[rows], mconf_all[rows]
+        old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
+        changed = np.flatnonzero(owner != old)
+        readings = list(readings)
+        if len(changed):
+            meeple = np.where(owner >= 0, pclass[np.maximum(owner, 0)], -1)
+            again = classify(ll[changed], cands, lab[changed], self.profile, meeple[changed])
+            for i, s in enumerate(changed):
+                readings[s] = again[i]
+        sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
+        if sp:
+            feat = symbol_features(lab[sp])
+            used, sconf = model.spore_side(feat, np.array([players.index(readings[s].player) for s in sp]),
+                                           owner[sp] >= 0)
+            for i, s in enumerate(sp):
+                readings[s].used = bool(used[i])
+                readings[s].confidence = min(readings[s].confidence, float(sconf[i]))
+        for s, r in enumerate(readings):
+            r.confidence = min(r.confidence, float(mconf[s]))
+        return readings
 
     def _edge_classes(self, code: str) -> np.ndarray:
         """int (6,) class per edge of a tile code as placed."""
@@ -187,32 +254,152 @@ class BoardReader:
         w /= w.sum(1, keepdims=True)
         return (w @ dev).astype(np.float32)
 
-    def read(self, frame: np.ndarray, hand: list[str] | None = None) -> Reading:
-        """Read one BGR uint8 frame; raises BoardNotFoundError when the board can't be registered."""
+    def read(self, frame: np.ndarray, hand: list[str] | None = None, previous: Reading | None = None) -> Reading:
+        """Read one BGR uint8 frame.
+
+        ``hand``: tile type codes that can appear (all rotations); ``previous``: the last
+        committed reading of this camera.  With it, a space whose samples have not changed
+        (:func:`changed_spaces`) keeps its reading, and only the changed ones are read again,
+        under the glare spot of ``previous``; a changed space that reads as before keeps its
+        previous reading.  Raises BoardNotFoundError when the board can't be registered,
+        UnreadableImageError for a frame of the wrong shape or type.
+        """
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
         reg = self.tracker.register(frame)
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
+        if (previous is not None and previous.registration is reg and previous.samples is not None
+                and previous.samples.shape == bgr.shape):
+            return self._read_changes(bgr, reg, cands, previous)
         lab, fix = self._prepare(bgr, reg, bgr, None)
-        readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
+        lab, readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
         local_done = True
+        veil = None
         for _ in range(GLARE_ROUNDS if self.glare else 0):
             # each round fits the whole spot again to the raw samples, from the last reading
-            veil = self._remove_veil(bgr, reg, readings, cands)
-            if veil is None:
+            new_veil = self._remove_veil(bgr, reg, readings, cands)
+            if new_veil is None:
                 break
-            lab, fix = self._prepare(bgr - veil[:, None], reg, bgr, veil)
+            veil = new_veil
+            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil[:, None]), reg, bgr, veil)
             before, readings = readings, self._classify(lab, fix, cands)
             local_done = False
             if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
                 break  # the same reading gives the same spot
         if not local_done:
-            readings = self._local_pass(lab, fix, cands, readings)
+            lab, readings = self._local_pass(lab, fix, cands, readings)
+        evidence = None
+        if self.profile.pieces is not None:
+            evidence = np.zeros((len(readings), 4), np.float32)
+            rows = np.arange(len(readings))
+            readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence)
+        self._mark_glare(bgr, readings, halo=veil is None and self.glare)
+        return self._reading(readings, reg, bgr, veil, evidence)
+
+    def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
+                 changed: int | None = None) -> Reading:
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
-        return Reading(board, conf, reg, spaces)
+        unreadable = {f"{h[0]},{h[1]}": r.reason for h, r in spaces.items() if r.reason}
+        return Reading(board, conf, reg, spaces, unreadable, bgr, veil, evidence, changed)
+
+    def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading) -> Reading:
+        """Incremental read: only the spaces whose samples changed since ``previous``."""
+        n = len(self._space_pts)
+        rows = changed_spaces(bgr[:n], previous.samples[:n], L.POINTS_PER_SPACE)
+        old = [previous.spaces[h] for h in self.geo.spaces]
+        if not len(rows):
+            return self._reading(old, reg, previous.samples, previous.veil, previous.evidence, 0)
+        veil = previous.veil
+        P = L.POINTS_PER_SPACE
+        pts = (rows[:, None] * P + np.arange(P)).ravel()  # the changed spaces' samples
+        white_pts = np.arange(n, len(bgr))
+        take = np.r_[pts, white_pts]
+        sub = bgr[take]
+        corrected = sub if veil is None else to_srgb(to_linear(sub) - veil[take][:, None])
+        lab, white = self._balance_rows(corrected, reg, rows)
+        ll = self.profile.log_likelihood(lab)
+        raw = sub[:len(pts)]
+        clipped = np.flatnonzero(raw.max(1) >= SATURATED)
+        if len(clipped):
+            p = self.profile
+            ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
+                raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
+        new = classify(ll, cands, lab, self.profile)
+        evidence = None
+        if self.profile.pieces is not None and previous.evidence is not None:
+            evidence = previous.evidence.copy()
+            new = self._pieces_pass(lab, ll, cands, new, rows, evidence)
+        readings = list(old)
+        for i, s in enumerate(rows):
+            r = new[i]
+            was = old[s]
+            if (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (was.kind, was.code, was.player, was.used, was.slots, was.meeple):
+                continue  # read as before: keep the committed reading
+            readings[s] = r
+        # unchanged spaces keep their committed appearance, changed ones take the new one
+        samples = previous.samples.copy()
+        samples[pts] = bgr[pts]
+        self._mark_glare(bgr, readings, rows)
+        return self._reading(readings, reg, samples, veil, evidence, len(rows))
+
+    def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
+                    halo: bool = False) -> None:
+        """Spaces where the camera clips and the reading is unsure become unreadable, with a
+        reason.  With ``halo`` (no glare spot could be fitted, so the light around clipped
+        spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
+        ones become unreadable too: there the veil lifts every surface and nothing is sure."""
+        n = len(self._space_pts)
+        frac = (bgr[:n].max(1) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
+        for s in (range(len(readings)) if rows is None else rows):
+            r = readings[s]
+            if frac[s] >= CLIPPED_UNREADABLE and r.confidence < UNREADABLE_CONFIDENCE:
+                r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
+                r.confidence = 0.0
+        core = np.flatnonzero(frac >= CLIPPED_UNREADABLE)
+        if not halo or len(core) < 2:
+            return
+        hexes = np.array(self.geo.spaces)
+        for s in (range(len(readings)) if rows is None else rows):
+            d = hexes[core] - hexes[s]
+            near = core[(np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO]
+            r = readings[s]
+            if len(near) and not r.reason:
+                r.reason = f"glare near {self.label(self.geo.spaces[int(near[0])])}: move the lamp"
+                r.confidence = 0.0
+
+    def label(self, at: tuple[int, int]) -> str:
+        """The space's printed label (e.g. ``E5``) from the edition, or ``(q,r)``."""
+        if "_labels" not in self.__dict__:
+            try:
+                from companion.edition import load_edition
+                ed = load_edition(self.edition_dir.name, str(self.edition_dir.parent))
+                self._labels = {h: ed.label(h) for h in self.geo.spaces}
+            except Exception:  # an edition without labels: fall back to coordinates
+                self._labels = {}
+        return self._labels.get(tuple(at), f"({at[0]},{at[1]})")
+
+
+CHANGE_LEVEL = 24.0
+"""8-bit level by which a sample must differ from the committed frame to count as changed."""
+CHANGE_FRACTION = 0.05
+"""Fraction of a space's samples that must change for the space to be read again."""
+CLIPPED_UNREADABLE = 0.3
+"""Fraction of a space's samples clipped by the camera from which an unsure reading is
+reported unreadable instead."""
+UNREADABLE_CONFIDENCE = 0.5
+GLARE_HALO = 2
+"""Hex distance from clipped spaces within which an uncorrected glare makes spaces unreadable."""
+
+
+def changed_spaces(now: np.ndarray, before: np.ndarray, per_space: int) -> np.ndarray:
+    """int (n,) indices of the spaces whose samples changed: float32 (S * per_space, 3) camera
+    BGR now and before; a space changed when more than :data:`CHANGE_FRACTION` of its samples
+    moved by more than :data:`CHANGE_LEVEL` in some channel (noise and JPEG stay below)."""
+    moved = (np.abs(now - before).max(1) > CHANGE_LEVEL).reshape(-1, per_space).mean(1)
+    return np.flatnonzero(moved > CHANGE_FRACTION)
 
 
 def assemble_board(spaces: dict[tuple[int, int], SpaceReading]) -> tuple[dict, dict[str, float]]:

@@ -42,7 +42,8 @@ def test_read_board_json(tmp_path, capsys, geo):
     code, out, err = run(["read-board", str(img), "--intrinsics", str(_intrinsics_file(tmp_path, intr)), "--json"], capsys)
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"board", "confidence", "registration"}
+    assert set(result) == {"board", "confidence", "unreadable", "registration"}
+    assert result["unreadable"] == {}
     assert normalised(result["board"]) == normalised(BOARD)
     assert result["registration"]["markers"] == [0, 1, 2, 3]
     assert result["registration"]["reprojection_px"] < 1.0

@@ -39,3 +39,16 @@ def normalised(board: dict) -> dict:
         "spores": {p: (tuple(s["at"]), bool(s["used"])) for p, s in board.get("spores", {}).items()},
         "meeples": {p: tuple(v) for p, v in board.get("meeples", {}).items()},
     }
+
+
+def shoot_styled(board, geo, style: str, light: str = "daylight", seed: int = 0, cond=None, size=SIZE):
+    """Render ``board`` as another copy of the game: art ``style`` (a name in
+    :data:`companion.sim.styles.STYLES`) under light preset ``light``; return (frame, intrinsics).
+
+    Tests of the reader must not use the held-out style (:data:`companion.sim.styles.HELD_OUT`)."""
+    from companion.sim.render import render_styled
+
+    cond = cond or mild()
+    cam = make_camera(geo, cond, size)
+    frame = render_styled(board, geo, style, light, cond, np.random.default_rng(seed), size=size, camera=cam)
+    return frame, Intrinsics(cam.k, cam.dist, size, 0.0)

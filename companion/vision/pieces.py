@@ -1,0 +1,234 @@
+"""Learned appearance of the standing meeples and of both sides of every spore.
+
+Colours alone cannot tell a meeple: a spore's chip is the player's colour too, and a copy of
+the game may print its unused side with a tinted symbol that looks like a meeple seen from
+above.  So calibration (:mod:`calibration.colours`) also learns, per player, from the spaces
+of the calibration layouts:
+
+* the meeple's colour where the camera sees it (the cap points raised to the meeple's height
+  and the core of the space, see :mod:`companion.vision.layout`);
+* a rotation-free description of each spore side and of a meeple, as *ring statistics*: on
+  each ring of points around the centre, the 10th, 50th and 90th percentile of lightness and
+  the median a and b (a dot pattern, an X light or dark, a uniform meeple all differ here);
+
+and the reader then decides:
+
+* **meeples** from evidence of a standing piece: on a spore of the same colour, that the core
+  looks like the learned meeple rather than like either learned spore side (the meeple hides
+  the symbol); elsewhere, that the cap and core points fit the learned meeple colour better
+  than anything a flat piece there could show.  One meeple per player at most, assigned
+  jointly over all spaces (:func:`assign_meeples`, ``scipy.optimize.linear_sum_assignment``):
+  two spaces showing one colour are settled by their meeple evidence, never by how sure the
+  reading of the piece under them is;
+* **spore sides** by distance to the learned sides: nearer the used side than the unused one,
+  or, when only the unused side was learned (one calibration photo), far from it
+  (:data:`SIDE_DISTANCE`).  Under a meeple only the outer ring counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.vision import layout as L
+from companion.vision.profile import MIN_STD
+
+PLAYERS = ("blue", "orange", "red", "black")
+STATS = 5
+"""Statistics per ring: L at the 10th, 50th, 90th percentile, median a, median b."""
+RINGS = ("core", "mid", "outer")
+STAT_STD = np.array([6.0, 5.0, 6.0, 5.0, 5.0], np.float32)
+"""Spread (Lab units) expected of each ring statistic between photos of one piece: JPEG,
+blur, light and where the printed symbol falls on the points."""
+SIDE_DISTANCE = 2.2
+"""RMS z-distance from the learned unused side beyond which a spore is read as used when its
+used side was never photographed."""
+SIDE_SCALE = 0.6
+"""z-distance margin that gives a side confidence of 1 - 1/e."""
+MEEPLE_MIN_EVIDENCE = 1.0
+"""Meeple evidence (log-likelihood units) a space needs for a meeple to be placed there."""
+WEAK_EVIDENCE = -4.0
+"""Least evidence for a meeple on a space that beats all others by :data:`CLEAR_MARGIN`."""
+CLEAR_MARGIN = 3.0
+EVIDENCE_CLIP = 6.0
+"""Per-point cap on colour evidence, so a few odd pixels (a shadow, a dot) cannot decide."""
+SYMBOL_WEIGHT = 2.0
+"""Log-likelihood units per unit of z-distance in the symbol evidence."""
+
+
+def _ring_points(name: str) -> np.ndarray:
+    if name == "core":
+        return np.r_[np.arange(L.CENTRE.start, L.CENTRE.stop), np.arange(L.SYM_IN.start, L.SYM_IN.stop)]
+    g = {"mid": L.SYM_MID, "outer": L.SYM_OUT}[name]
+    return np.arange(g.start, g.stop)
+
+
+RING_POINTS = {r: _ring_points(r) for r in RINGS}
+
+
+def ring_stats(lab: np.ndarray, ring: str) -> np.ndarray:
+    """float32 (S, 5) ring statistics of Lab float32 (S, P, 3) on one ring ("core", "mid", "outer")."""
+    x = lab[:, RING_POINTS[ring]]
+    q = np.percentile(x[:, :, 0], (10, 50, 90), axis=1).T
+    ab = np.median(x[:, :, 1:], axis=1)
+    return np.concatenate([q, ab], axis=1).astype(np.float32)
+
+
+def symbol_features(lab: np.ndarray) -> np.ndarray:
+    """float32 (S, 3, 5): :func:`ring_stats` of the core, middle and outer rings."""
+    return np.stack([ring_stats(lab, r) for r in RINGS], axis=1)
+
+
+def z_distance(feat: np.ndarray, ref: np.ndarray, rings: slice = slice(None)) -> np.ndarray:
+    """RMS z-distance (S,) of features (S, 3, 5) from a reference (3, 5) on the given rings;
+    +inf where the reference is unknown (NaN)."""
+    z = (feat[:, rings] - ref[rings]) / STAT_STD
+    d = np.sqrt(np.mean(z * z, axis=(1, 2)))
+    return np.where(np.isnan(d), np.inf, d)
+
+
+@dataclass
+class PieceModel:
+    """What calibration learned of the pieces.
+
+    ``meeple_mean``, ``meeple_std``: float32 (4, 3) Lab of each player's meeple as the camera
+    sees it (cap and core points), in :data:`PLAYERS` order; ``meeple_rings``: float32
+    (4, 3, 5) ring statistics of a meeple standing on an empty space; ``spore``: float32
+    (4, 2, 3, 5) ring statistics of each player's spore, unused side [:, 0] and used side
+    [:, 1], NaN where the calibration photos did not show that side.
+    """
+
+    meeple_mean: np.ndarray
+    meeple_std: np.ndarray
+    meeple_rings: np.ndarray
+    spore: np.ndarray
+
+    def to_json(self) -> dict:
+        def arr(a):
+            return [[None if np.isnan(v) else round(float(v), 2) for v in row] for row in a.reshape(-1, a.shape[-1])]
+        return {"players": list(PLAYERS), "meeple_mean": arr(self.meeple_mean), "meeple_std": arr(self.meeple_std),
+                "meeple_rings": arr(self.meeple_rings), "spore": arr(self.spore)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "PieceModel":
+        """Raises ValueError (or KeyError/TypeError) on a malformed section."""
+        def arr(v, shape):
+            a = np.array([[np.nan if x is None else x for x in row] for row in v], np.float32)
+            return a.reshape(shape)
+        if list(d["players"]) != list(PLAYERS):
+            raise ValueError(f"pieces: players must be {list(PLAYERS)}")
+        return cls(arr(d["meeple_mean"], (4, 3)), arr(d["meeple_std"], (4, 3)),
+                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)))
+
+    def sides_learned(self) -> list[str]:
+        """Which spore sides the model knows: subset of ["unused", "used"]."""
+        return [n for k, n in enumerate(("unused", "used")) if not np.isnan(self.spore[:, k]).any()]
+
+    def meeple_colour_ll(self, lab: np.ndarray) -> np.ndarray:
+        """float32 (..., 4) log-likelihood of Lab (..., 3) under each player's meeple colour."""
+        d = (lab[..., None, :] - self.meeple_mean) / self.meeple_std
+        # the same normalisation as ColourProfile.log_likelihood, so the two compare
+        norm = np.sum(np.log(self.meeple_std), axis=-1) - 3 * np.log(MIN_STD[0])
+        return (-0.5 * np.sum(d * d, axis=-1) - norm).astype(np.float32)
+
+    def spore_side(self, feat: np.ndarray, player: np.ndarray, covered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Side of each spore: (used bool (S,), confidence float (S,)).
+
+        ``feat``: (S, 3, 5) :func:`symbol_features`; ``player``: int (S,) index into
+        :data:`PLAYERS`; ``covered``: bool (S,) a meeple stands on it (only the outer ring is
+        compared).  With the used side learned, the nearer side wins; without, used means
+        farther than :data:`SIDE_DISTANCE` from the unused side.
+        """
+        used = np.zeros(len(feat), bool)
+        conf = np.zeros(len(feat), np.float32)
+        for s in range(len(feat)):
+            rings = slice(2, 3) if covered[s] else slice(None)
+            d_un = z_distance(feat[s:s + 1], self.spore[player[s], 0], rings)[0]
+            d_us = z_distance(feat[s:s + 1], self.spore[player[s], 1], rings)[0]
+            if np.isfinite(d_us):
+                used[s] = d_us < d_un
+                margin = abs(d_un - d_us)
+            else:
+                used[s] = d_un > SIDE_DISTANCE
+                margin = abs(d_un - SIDE_DISTANCE)
+            conf[s] = 1.0 - np.exp(-margin / SIDE_SCALE)
+        return used, conf
+
+
+def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of: np.ndarray,
+                    player_class: np.ndarray, flat_classes: np.ndarray) -> np.ndarray:
+    """float32 (S, 4) evidence (log-likelihood units) that each player's meeple stands on each space.
+
+    ``lab``: float32 (S, P, 3) Lab samples; ``ll``: float32 (S, P, K) their clipped class
+    log-likelihoods; ``spore_of``: int (S,) the player index whose spore lies on the space, or
+    -1; ``player_class``: int (4,) class index of each player colour; ``flat_classes``: int
+    array of the classes of flat surfaces (board, tiles, paths, rock, tree, substrates, white).
+
+    Colour evidence: over the best half of the cap and core points, how much better the
+    learned meeple colour fits than the best flat surface (and the chip's colour on a spore),
+    capped per point at :data:`EVIDENCE_CLIP`.  On a spore of the player's own colour the chip matches the meeple,
+    so the symbol decides: how much farther the core lies from the nearest learned spore side
+    than from the learned meeple.
+    """
+    pts = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
+    x = lab[:, pts]
+    m = model.meeple_colour_ll(x)  # (S, n, 4)
+    alt = ll[:, pts][:, :, flat_classes].max(2)  # (S, n)
+    S = len(lab)
+    on_spore = spore_of >= 0
+    if on_spore.any():
+        chip = np.take_along_axis(ll[:, pts], player_class[np.maximum(spore_of, 0)][:, None, None], axis=2)[:, :, 0]
+        alt = np.where(on_spore[:, None], np.maximum(alt, chip), alt)
+    # a meeple covers at least half of these points, wherever on the space it stands
+    d = np.clip(m - alt[:, :, None], -EVIDENCE_CLIP, EVIDENCE_CLIP)
+    k = d.shape[1] // 2
+    ev = -np.sort(-d, axis=1)[:, :k].mean(1)
+    if on_spore.any():
+        feat = symbol_features(lab[on_spore])
+        core = slice(0, 1)
+        for i, s in enumerate(np.flatnonzero(on_spore)):
+            p = spore_of[s]
+            d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[p], core)[0]
+            d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
+            ev[s, p] = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
+    return ev.astype(np.float32)
+
+
+def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE) -> tuple[np.ndarray, np.ndarray]:
+    """Place at most one meeple per player and one per space, jointly.
+
+    ``evidence``: float (S, 4).  Returns (player index per space int (S,), -1 for none;
+    confidence float (S,) of that space's meeple call).  Maximises the summed evidence with
+    ``scipy.optimize.linear_sum_assignment``; a player is left off the board where no space
+    gives :data:`MEEPLE_MIN_EVIDENCE`, unless its best space beats every other by
+    :data:`CLEAR_MARGIN` and reaches :data:`WEAK_EVIDENCE`.  Confidence grows with the margin to the threshold and
+    to the runner-up space of that player.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    S, P = evidence.shape
+    big = 1e6
+    cost = np.full((P, S + P), big)
+    cost[:, :S] = -evidence.T
+    second = -np.sort(-evidence, axis=0)[1] if S > 1 else np.full(P, -big)
+    # under glare or deep shade the evidence of a real meeple drops, but it still stands
+    # clear of every other space: a clear winner needs less
+    need = np.minimum(min_evidence, np.maximum(WEAK_EVIDENCE, second + CLEAR_MARGIN))
+    for p in range(P):
+        cost[p, S + p] = -need[p]
+    rows, cols = linear_sum_assignment(cost)
+    owner = np.full(S, -1, np.int64)
+    conf = np.ones(S, np.float32)
+    for p, c in zip(rows, cols):
+        if c < S:
+            owner[c] = p
+    for s in range(S):
+        if owner[s] >= 0:
+            p = owner[s]
+            others = np.delete(evidence[:, p], s)
+            margin = min(evidence[s, p] - need[p], evidence[s, p] - (others.max() if len(others) else -big))
+        else:
+            margin = float(np.min(need - evidence[s]))
+        conf[s] = 1.0 - np.exp(-max(margin, 0.0) / 1.5)
+    return owner, conf
