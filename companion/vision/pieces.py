@@ -189,9 +189,13 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
         core = slice(0, 1)
         for i, s in enumerate(np.flatnonzero(on_spore)):
             p = spore_of[s]
-            d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[p], core)[0]
             d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
-            ev[s, p] = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
+            for q in range(len(PLAYERS)):
+                d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
+                symbol = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
+                # the spore's own colour fits its meeple anyway: the symbol alone decides; a
+                # dark or coloured symbol must not pass for another player's meeple either
+                ev[s, q] = symbol if q == p else min(ev[s, q], symbol)
     return ev.astype(np.float32)
 
 
