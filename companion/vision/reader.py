@@ -22,7 +22,7 @@ from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings, to_linear, to_srgb
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
-from companion.vision.pieces import assign_meeples, meeple_evidence, symbol_features
+from companion.vision.pieces import TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token, symbol_features
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
@@ -203,6 +203,7 @@ class BoardReader:
         """
         model = self.profile.pieces
         players = list(PLAYERS)
+        readings = self._tokens(lab, readings, np.array([r.meeple is not None for r in readings], bool))
         spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
@@ -218,6 +219,7 @@ class BoardReader:
             again = classify(ll[changed], cands, lab[changed], self.profile, meeple[changed])
             for i, s in enumerate(changed):
                 readings[s] = again[i]
+        readings = self._tokens(lab, readings, owner >= 0)
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
             feat = symbol_features(lab[sp])
@@ -228,6 +230,24 @@ class BoardReader:
                 readings[s].confidence = min(readings[s].confidence, float(sconf[i]))
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
+        return readings
+
+    def _tokens(self, lab: np.ndarray, readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
+        """The round pieces (spores, substrates) told apart by their learned look (symbol,
+        texture: :func:`companion.vision.pieces.nearest_token`), not by one colour."""
+        model = self.profile.pieces
+        tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil")]
+        if not tok or model.substrate is None:
+            return readings
+        readings = list(readings)
+        # only a whole, uncovered piece that matches a learned one well overrules the colours
+        # (under a meeple a thin outer ring is too little)
+        best, tconf, dist = nearest_token(model, symbol_features(lab[tok]), np.zeros(len(tok), bool))
+        for i, s in enumerate(tok):
+            kind, player, _ = TOKEN_KINDS[best[i]]
+            r = readings[s]
+            if dist[i] <= TOKEN_MATCH and (kind, player) != (r.kind, r.player if r.kind == "spore" else None):
+                readings[s] = SpaceReading(kind, player=player, meeple=r.meeple, confidence=min(r.confidence, float(tconf[i])))
         return readings
 
     def _edge_classes(self, code: str) -> np.ndarray:
