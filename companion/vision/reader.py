@@ -160,7 +160,10 @@ class BoardReader:
                                                  p.mean, p.std, LL_FLOOR))
 
     def _classify(self, lab: np.ndarray, fix, cands: TileCandidates) -> list[SpaceReading]:
-        return classify(self._log_likelihood(lab, fix), cands, lab, self.profile)
+        # with learned pieces the meeples are decided afterwards from their own evidence
+        # (_pieces_pass), so the pieces are first read as if no meeple stood anywhere
+        meeple = np.full(len(lab), -1) if self.profile.pieces is not None else None
+        return classify(self._log_likelihood(lab, fix), cands, lab, self.profile, meeple)
 
     def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates,
                     readings: list[SpaceReading]) -> tuple[np.ndarray, list[SpaceReading]]:
@@ -203,7 +206,8 @@ class BoardReader:
         """
         model = self.profile.pieces
         players = list(PLAYERS)
-        readings = self._tokens(lab, readings, np.array([r.meeple is not None for r in readings], bool))
+        # before the meeples are decided: a whole piece matching a learned one is trusted
+        readings = self._tokens(lab, readings, np.zeros(len(readings), bool))
         spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
@@ -236,12 +240,12 @@ class BoardReader:
         """The round pieces (spores, substrates) told apart by their learned look (symbol,
         texture: :func:`companion.vision.pieces.nearest_token`), not by one colour."""
         model = self.profile.pieces
-        tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil")]
+        tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil", "empty") and not covered[s]]
         if not tok or model.substrate is None:
             return readings
         readings = list(readings)
-        # only a whole, uncovered piece that matches a learned one well overrules the colours
-        # (under a meeple a thin outer ring is too little)
+        # only a whole piece, no meeple on it, that matches a learned one well overrules the
+        # colours (under a meeple a thin outer ring is too little)
         best, tconf, dist = nearest_token(model, symbol_features(lab[tok]), np.zeros(len(tok), bool))
         for i, s in enumerate(tok):
             kind, player, _ = TOKEN_KINDS[best[i]]
@@ -312,6 +316,11 @@ class BoardReader:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
             readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence)
+        if veil is not None:
+            # what a space shows under the spot is mostly the lamp's reflection: less sure
+            level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
+            for r, v in zip(readings, level):
+                r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare)
         return self._reading(readings, reg, bgr, veil, evidence)
 
@@ -344,7 +353,7 @@ class BoardReader:
             p = self.profile
             ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
                 raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
-        new = classify(ll, cands, lab, self.profile)
+        new = classify(ll, cands, lab, self.profile, np.full(len(rows), -1) if self.profile.pieces is not None else None)
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
@@ -407,6 +416,8 @@ CLIPPED_UNREADABLE = 0.3
 """Fraction of a space's samples clipped by the camera from which an unsure reading is
 reported unreadable instead."""
 UNREADABLE_CONFIDENCE = 0.5
+VEIL_CONFIDENCE_SCALE = 80.0
+"""Glare (linear levels of 255) under which a space's confidence drops to 1/e of itself."""
 GLARE_HALO = 2
 """Hex distance from clipped spaces within which an uncorrected glare makes spaces unreadable."""
 
