@@ -104,8 +104,7 @@ class PieceModel:
     meeple_rings: np.ndarray
     spore: np.ndarray
     substrate: np.ndarray | None = None
-    """float32 (3, 3, 5) ring statistics of a wood [0] and a soil [1] substrate and of the
-    empty board [2], or ``None``."""
+    """float32 (2, 3, 5) ring statistics of a wood [0] and a soil [1] substrate, or ``None``."""
 
     def to_json(self) -> dict:
         def arr(a):
@@ -124,7 +123,7 @@ class PieceModel:
             return a.reshape(shape)
         if list(d["players"]) != list(PLAYERS):
             raise ValueError(f"pieces: players must be {list(PLAYERS)}")
-        sub = arr(d["substrate"], (3, 3, STATS)) if d.get("substrate") is not None else None
+        sub = arr(d["substrate"], (2, 3, STATS)) if d.get("substrate") is not None else None
         return cls(arr(d["meeple_mean"], (4, 3)), arr(d["meeple_std"], (4, 3)),
                    arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)), sub)
 
@@ -163,10 +162,8 @@ class PieceModel:
         return used, conf
 
 
-TOKEN_KINDS = [("spore", p, used) for p in PLAYERS for used in (False, True)] + [
-    ("wood", None, None), ("soil", None, None), ("empty", None, None)]
-"""What :func:`nearest_token` chooses among: (kind, player, used); the empty board is there so
-that a dark spore and the board around it are weighed against each other."""
+TOKEN_KINDS = [("spore", p, used) for p in PLAYERS for used in (False, True)] + [("wood", None, None), ("soil", None, None)]
+"""What :func:`nearest_token` chooses among: (kind, player, used)."""
 
 
 def nearest_token(model: PieceModel, feat: np.ndarray, covered: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
@@ -176,7 +173,7 @@ def nearest_token(model: PieceModel, feat: np.ndarray, covered: np.ndarray) -> t
     ring only).  A spore side never photographed is skipped here (its side is then decided by
     :meth:`PieceModel.spore_side`)."""
     refs = [model.spore[PLAYERS.index(p), int(u)] for k, p, u in TOKEN_KINDS[:8]]
-    refs += list(model.substrate) if model.substrate is not None else [np.full((3, STATS), np.nan)] * 3
+    refs += list(model.substrate) if model.substrate is not None else [np.full((3, STATS), np.nan)] * 2
     best, conf = [], np.zeros(len(feat), np.float32)
     dist = np.full(len(feat), np.inf, np.float32)
     for s in range(len(feat)):

@@ -240,7 +240,7 @@ class BoardReader:
         """The round pieces (spores, substrates) told apart by their learned look (symbol,
         texture: :func:`companion.vision.pieces.nearest_token`), not by one colour."""
         model = self.profile.pieces
-        tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil", "empty") and not covered[s]]
+        tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil") and not covered[s]]
         if not tok or model.substrate is None:
             return readings
         readings = list(readings)

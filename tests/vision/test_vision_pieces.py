@@ -186,7 +186,7 @@ def test_round_pieces_are_told_apart_by_their_learned_look():
     wood = _lab_spore((45.0, 20.0, 30.0), (35.0, 18.0, 25.0), "x")  # grain
     soil = _lab_spore((30.0, 5.0, 10.0), (25.0, 4.0, 8.0), "dot")
     model = _model(symbol_features(unused)[0], symbol_features(used)[0])
-    model.substrate = np.stack([symbol_features(wood)[0], symbol_features(soil)[0], np.full((3, 5), np.nan, np.float32)])
+    model.substrate = np.stack([symbol_features(wood)[0], symbol_features(soil)[0]])
     model.spore[1:] = np.nan  # only the blue spore was photographed here
     best, conf, dist = nearest_token(model, symbol_features(np.concatenate([used, soil, wood])), np.zeros(3, bool))
     assert [TOKEN_KINDS[b] for b in best] == [("spore", "blue", True), ("soil", None, None), ("wood", None, None)]
