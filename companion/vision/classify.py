@@ -3,10 +3,12 @@
 For every space, every hypothesis (empty, rock, tree, wood, soil, a spore of each colour on
 either side, and each candidate tile code in each rotation) gets a score: the weighted mean of
 its regions' clipped log-likelihoods (:mod:`companion.vision.profile`).  The best wins; the
-confidence grows with its margin over the runner-up.  A meeple is read first
-(:func:`meeple_colour`: a player colour at the centre, or at the cap points where the camera
-sees its raised cap); the space under it is then scored without the centre and with a
-trimmed ring, since the meeple hides them.  Everything is vectorised over the spaces.
+confidence grows with its margin over the runner-up.  Where a meeple stands (decided by the
+caller from learned evidence, :mod:`companion.vision.pieces`; or, for a profile without
+learned pieces, guessed by :func:`meeple_colour`: a player colour at the centre, or at the
+cap points where the camera sees its raised cap) the space under it is scored without the
+centre and with a trimmed ring, since the meeple hides them.  Everything is vectorised over
+the spaces.
 """
 
 from __future__ import annotations
