@@ -31,10 +31,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     col = group.add_parser("pieces", aliases=["colours", "colors"],
                            help="colours and piece appearance from 1-3 photos of the calibration layouts")
-    col.add_argument("--image", required=True, action="append", metavar="PHOTO",
-                     help="photo of the board set up as a calibration layout; repeat for layouts 1, 2, 3 (up to 3)")
+    col.add_argument("--image", required=True, action="extend", nargs="+", metavar="PHOTO",
+                     help="photos of the board set up as the calibration layouts 1, 2, 3 in order (1 to 3 photos)")
     col.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera'")
-    col.add_argument("--layout", action="append", metavar="N|FILE",
+    col.add_argument("--layout", action="extend", nargs="+", metavar="N|FILE",
                      help="layout of each photo, in order: 1, 2, 3 or a layout JSON (default: 1, 2, 3 in order)")
     col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")

@@ -230,7 +230,14 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
         raise VisionError("the calibration layouts need every meeple once on an empty space (layout 1 has them)")
     if np.isnan(spore[:, 0]).any():
         raise VisionError("the calibration layouts need every spore once uncovered on its unused side (layout 1 has them)")
-    model = PieceModel(meeple_mean, meeple_std, meeple_rings, spore)
+    substrate = np.full((2, 3, STATS), np.nan, np.float32)
+    for k, kind in enumerate(("wood", "soil")):
+        feats = [symbol_features(lab[index[(int(sub["at"][0]), int(sub["at"][1]))]][None])[0]
+                 for lab, lay in zip(labs, lays) for sub in lay.get("substrates", []) if sub["kind"] == kind
+                 and list(sub["at"]) not in [list(v) for v in lay.get("meeples", {}).values()]]
+        if feats:
+            substrate[k] = np.mean(feats, axis=0)
+    model = PieceModel(meeple_mean, meeple_std, meeple_rings, spore, None if np.isnan(substrate).any() else substrate)
     for p_i, p in enumerate(PLAYERS):
         d_core = float(z_distance(spore[p_i, 0][None], meeple_rings[p_i], slice(0, 1))[0])
         summary["meeples"][p] = {"lab": [round(float(v), 1) for v in meeple_mean[p_i]],

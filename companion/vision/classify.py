@@ -3,10 +3,12 @@
 For every space, every hypothesis (empty, rock, tree, wood, soil, a spore of each colour on
 either side, and each candidate tile code in each rotation) gets a score: the weighted mean of
 its regions' clipped log-likelihoods (:mod:`companion.vision.profile`).  The best wins; the
-confidence grows with its margin over the runner-up.  A meeple is read first
-(:func:`meeple_colour`: a player colour at the centre, or at the cap points where the camera
-sees its raised cap); the space under it is then scored without the centre and with a
-trimmed ring, since the meeple hides them.  Everything is vectorised over the spaces.
+confidence grows with its margin over the runner-up.  Where a meeple stands (decided by the
+caller from learned evidence, :mod:`companion.vision.pieces`; or, for a profile without
+learned pieces, guessed by :func:`meeple_colour`: a player colour at the centre, or at the
+cap points where the camera sees its raised cap) the space under it is scored without the
+centre and with a trimmed ring, since the meeple hides them.  Everything is vectorised over
+the spaces.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from companion.vision.profile import CLASSES, PATHS, PLAYERS, ColourProfile
 
 CI = {c: i for i, c in enumerate(CLASSES)}
 TILE_LIKE = [CI["tile"], *(CI[p] for p in PATHS)]
+MEEPLE_FLAT_PRIOR = 1.0
+"""Score (mean log-likelihood units) taken off rock, tree and substrate readings under a meeple."""
 CONFIDENCE_SCALE = 1.5
 """Score margin (mean log-likelihood units) that gives confidence 1 - 1/e."""
 
@@ -273,6 +277,11 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
         8 + w_c + w_d
     )[:, None]
 
+    # a meeple stands on a tile, its spore or an empty space, never on a rock, tree or
+    # substrate: under a meeple those need clearly better evidence (a substrate's colour can
+    # pass for a spore's chip once the meeple hides the symbol)
+    flat = np.array([n[0] in ("rock", "tree", "wood", "soil") for n in names])
+    fixed = fixed - np.where(has_meeple[:, None] & flat[None, :], MEEPLE_FLAT_PRIOR, 0.0)
     all_scores = np.concatenate([fixed, tile_scores], axis=1)  # (S, H + M)
     rows = np.arange(S)
     best_all = all_scores.argmax(1)

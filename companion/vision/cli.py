@@ -1,7 +1,10 @@
 """``mycelium-companion read-board``: one camera frame in, the board part of a position out.
 
-Prints ``{"board": ..., "confidence": {"q,r": float}, "registration": {"markers": [...],
-"reprojection_px": float}}`` with ``--json``, a short summary otherwise.  Exit 2 with the reason
+Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
+"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json``, a short
+summary otherwise.  ``unreadable`` names the spaces the camera could not read (their
+confidence is 0 and their piece in ``board`` is a guess) and why, e.g. "glare on F6: move the
+lamp".  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, or when no board is found.
 """
 
@@ -16,7 +19,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``read-board`` to the top-level parser."""
     p = sub.add_parser("read-board", help="read the board from an overhead camera photo")
     p.add_argument("image", metavar="IMAGE", help="camera frame (any format OpenCV reads)")
-    p.add_argument("--profile", metavar="P", help="colour profile JSON from 'calibrate colours' (default: built-in)")
+    p.add_argument("--profile", metavar="P", help="profile JSON from 'calibrate pieces' or 'calibrate colours' (default: built-in)")
     p.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera' (undistorts the lens)")
     p.add_argument("--hand", metavar="CODES", help="comma-separated tile codes that can appear, e.g. P03,Y03.G1")
     p.add_argument("--edition", metavar="DIR", help="edition folder (default: the built-in default edition)")
@@ -52,4 +55,6 @@ def _read_board(args: argparse.Namespace) -> int:
     print(f"{len(b['tiles'])} tiles, {len(b['rocks'])} rocks, {len(b['trees'])} trees, {len(b['substrates'])} substrates, "
           f"spores {sorted(b['spores'])}, meeples {b['meeples']}")
     print("least sure: " + ", ".join(f"({k}) {v:.2f}" for v, k in low))
+    for k, reason in sorted(reading.unreadable.items()):
+        print(f"unreadable ({k}): {reason}")
     return 0

@@ -103,12 +103,17 @@ class PieceModel:
     meeple_std: np.ndarray
     meeple_rings: np.ndarray
     spore: np.ndarray
+    substrate: np.ndarray | None = None
+    """float32 (2, 3, 5) ring statistics of a wood [0] and a soil [1] substrate, or ``None``."""
 
     def to_json(self) -> dict:
         def arr(a):
             return [[None if np.isnan(v) else round(float(v), 2) for v in row] for row in a.reshape(-1, a.shape[-1])]
-        return {"players": list(PLAYERS), "meeple_mean": arr(self.meeple_mean), "meeple_std": arr(self.meeple_std),
-                "meeple_rings": arr(self.meeple_rings), "spore": arr(self.spore)}
+        d = {"players": list(PLAYERS), "meeple_mean": arr(self.meeple_mean), "meeple_std": arr(self.meeple_std),
+             "meeple_rings": arr(self.meeple_rings), "spore": arr(self.spore)}
+        if self.substrate is not None:
+            d["substrate"] = arr(self.substrate)
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> "PieceModel":
@@ -118,8 +123,9 @@ class PieceModel:
             return a.reshape(shape)
         if list(d["players"]) != list(PLAYERS):
             raise ValueError(f"pieces: players must be {list(PLAYERS)}")
+        sub = arr(d["substrate"], (2, 3, STATS)) if d.get("substrate") is not None else None
         return cls(arr(d["meeple_mean"], (4, 3)), arr(d["meeple_std"], (4, 3)),
-                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)))
+                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)), sub)
 
     def sides_learned(self) -> list[str]:
         """Which spore sides the model knows: subset of ["unused", "used"]."""
@@ -156,6 +162,36 @@ class PieceModel:
         return used, conf
 
 
+TOKEN_KINDS = [("spore", p, used) for p in PLAYERS for used in (False, True)] + [("wood", None, None), ("soil", None, None)]
+"""What :func:`nearest_token` chooses among: (kind, player, used)."""
+
+
+def nearest_token(model: PieceModel, feat: np.ndarray, covered: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """Which round piece each space shows, by ring statistics: index into :data:`TOKEN_KINDS`
+    per space (S,), confidence float (S,) from the margin to the nearest piece of another
+    kind or colour, and the distance (S,) to the chosen one.  ``feat``: (S, 3, 5); ``covered``: bool (S,) a meeple stands there (outer
+    ring only).  A spore side never photographed is skipped here (its side is then decided by
+    :meth:`PieceModel.spore_side`)."""
+    refs = [model.spore[PLAYERS.index(p), int(u)] for k, p, u in TOKEN_KINDS[:8]]
+    refs += list(model.substrate) if model.substrate is not None else [np.full((3, STATS), np.nan)] * 2
+    best, conf = [], np.zeros(len(feat), np.float32)
+    dist = np.full(len(feat), np.inf, np.float32)
+    for s in range(len(feat)):
+        rings = slice(2, 3) if covered[s] else slice(None)
+        d = np.array([z_distance(feat[s:s + 1], r, rings)[0] for r in refs])
+        b = int(np.argmin(d))
+        other = [d[j] for j in range(len(d)) if TOKEN_KINDS[j][:2] != TOKEN_KINDS[b][:2]]
+        best.append(b)
+        dist[s] = d[b]
+        conf[s] = 1.0 - np.exp(-max(min(other) - d[b], 0.0) / SIDE_SCALE) if np.isfinite(d[b]) else 0.0
+    return best, conf, dist
+
+
+TOKEN_MATCH = 2.5
+"""RMS z-distance within which a round piece's whole look (all rings) matches a learned piece
+well enough to overrule what its colours said."""
+
+
 def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of: np.ndarray,
                     player_class: np.ndarray, flat_classes: np.ndarray) -> np.ndarray:
     """float32 (S, 4) evidence (log-likelihood units) that each player's meeple stands on each space.
@@ -189,9 +225,13 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
         core = slice(0, 1)
         for i, s in enumerate(np.flatnonzero(on_spore)):
             p = spore_of[s]
-            d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[p], core)[0]
             d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
-            ev[s, p] = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
+            for q in range(len(PLAYERS)):
+                d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
+                symbol = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
+                # the spore's own colour fits its meeple anyway: the symbol alone decides; a
+                # dark or coloured symbol must not pass for another player's meeple either
+                ev[s, q] = symbol if q == p else min(ev[s, q], symbol)
     return ev.astype(np.float32)
 
 

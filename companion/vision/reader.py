@@ -23,7 +23,7 @@ from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings, to_linear, to_srgb
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
-from companion.vision.pieces import assign_meeples, meeple_evidence, symbol_features
+from companion.vision.pieces import TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token, symbol_features
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
@@ -162,7 +162,10 @@ class BoardReader:
                                                  p.mean, p.std, LL_FLOOR))
 
     def _classify(self, lab: np.ndarray, fix, cands: TileCandidates) -> list[SpaceReading]:
-        return classify(self._log_likelihood(lab, fix), cands, lab, self.profile)
+        # with learned pieces the meeples are decided afterwards from their own evidence
+        # (_pieces_pass), so the pieces are first read as if no meeple stood anywhere
+        meeple = np.full(len(lab), -1) if self.profile.pieces is not None else None
+        return classify(self._log_likelihood(lab, fix), cands, lab, self.profile, meeple)
 
     def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates,
                     readings: list[SpaceReading]) -> tuple[np.ndarray, list[SpaceReading]]:
@@ -205,6 +208,8 @@ class BoardReader:
         """
         model = self.profile.pieces
         players = list(PLAYERS)
+        # before the meeples are decided: a whole piece matching a learned one is trusted
+        readings = self._tokens(lab, readings, np.zeros(len(readings), bool))
         spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
@@ -220,6 +225,7 @@ class BoardReader:
             again = classify(ll[changed], cands, lab[changed], self.profile, meeple[changed])
             for i, s in enumerate(changed):
                 readings[s] = again[i]
+        readings = self._tokens(lab, readings, owner >= 0)
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
             feat = symbol_features(lab[sp])
@@ -230,6 +236,24 @@ class BoardReader:
                 readings[s].confidence = min(readings[s].confidence, float(sconf[i]))
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
+        return readings
+
+    def _tokens(self, lab: np.ndarray, readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
+        """The round pieces (spores, substrates) told apart by their learned look (symbol,
+        texture: :func:`companion.vision.pieces.nearest_token`), not by one colour."""
+        model = self.profile.pieces
+        tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil") and not covered[s]]
+        if not tok or model.substrate is None:
+            return readings
+        readings = list(readings)
+        # only a whole piece, no meeple on it, that matches a learned one well overrules the
+        # colours (under a meeple a thin outer ring is too little)
+        best, tconf, dist = nearest_token(model, symbol_features(lab[tok]), np.zeros(len(tok), bool))
+        for i, s in enumerate(tok):
+            kind, player, _ = TOKEN_KINDS[best[i]]
+            r = readings[s]
+            if dist[i] <= TOKEN_MATCH and (kind, player) != (r.kind, r.player if r.kind == "spore" else None):
+                readings[s] = SpaceReading(kind, player=player, meeple=r.meeple, confidence=min(r.confidence, float(tconf[i])))
         return readings
 
     def _edge_classes(self, code: str) -> np.ndarray:
@@ -295,6 +319,11 @@ class BoardReader:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
             readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence)
+        if veil is not None:
+            # what a space shows under the spot is mostly the lamp's reflection: less sure
+            level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
+            for r, v in zip(readings, level):
+                r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare)
         return self._reading(readings, reg, bgr, veil, evidence)
 
@@ -327,7 +356,7 @@ class BoardReader:
             p = self.profile
             ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
                 raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
-        new = classify(ll, cands, lab, self.profile)
+        new = classify(ll, cands, lab, self.profile, np.full(len(rows), -1) if self.profile.pieces is not None else None)
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
@@ -390,6 +419,8 @@ CLIPPED_UNREADABLE = 0.3
 """Fraction of a space's samples clipped by the camera from which an unsure reading is
 reported unreadable instead."""
 UNREADABLE_CONFIDENCE = 0.5
+VEIL_CONFIDENCE_SCALE = 80.0
+"""Glare (linear levels of 255) under which a space's confidence drops to 1/e of itself."""
 GLARE_HALO = 2
 """Hex distance from clipped spaces within which an uncorrected glare makes spaces unreadable."""
 

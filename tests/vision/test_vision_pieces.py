@@ -176,3 +176,18 @@ def test_spaces_under_clipping_glare_are_right_or_unreadable_never_confidently_w
     for key, reason in reading.unreadable.items():
         assert reading.confidence[key] == 0.0 and reason.startswith("glare ") and reason.endswith("move the lamp")
     assert len(reading.unreadable) >= 3  # the spot is named, not silently misread
+
+
+def test_round_pieces_are_told_apart_by_their_learned_look():
+    from companion.vision.pieces import TOKEN_KINDS, nearest_token
+
+    chip = (40.0, 10.0, -50.0)
+    unused, used = _lab_spore(chip, (60.0, 5.0, -40.0), "dot"), _lab_spore(chip, (15.0, 0.0, 0.0), "x")
+    wood = _lab_spore((45.0, 20.0, 30.0), (35.0, 18.0, 25.0), "x")  # grain
+    soil = _lab_spore((30.0, 5.0, 10.0), (25.0, 4.0, 8.0), "dot")
+    model = _model(symbol_features(unused)[0], symbol_features(used)[0])
+    model.substrate = np.stack([symbol_features(wood)[0], symbol_features(soil)[0]])
+    model.spore[1:] = np.nan  # only the blue spore was photographed here
+    best, conf, dist = nearest_token(model, symbol_features(np.concatenate([used, soil, wood])), np.zeros(3, bool))
+    assert [TOKEN_KINDS[b] for b in best] == [("spore", "blue", True), ("soil", None, None), ("wood", None, None)]
+    assert (dist < 0.5).all() and (conf > 0.5).all()
