@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +32,28 @@ from companion.table.sources import Frame, FrameSource, StallWatchdog
 PENDING_S = 5.0
 """How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
+
+
+def hidden_differences(before, after, others) -> str:
+    """What ``after`` leaves that the camera cannot see and that differs between the candidate
+    positions ``others``: hands and nutrients per player, in words ("blue: hand -rock,
+    nutrients 3 -> 1").  Empty when nothing hidden differs."""
+    def doc(p):
+        return {c: (sorted(p.hands.get(c, [])), dict(sorted(p.nutrients.get(c, {}).items()))) for c in p.colors}
+    docs = [doc(o) for o in others]
+    mine, old = doc(after), doc(before)
+    out = []
+    for c in after.colors:
+        if all(d[c] == mine[c] for d in docs):
+            continue
+        bits = []
+        if any(d[c][0] != mine[c][0] for d in docs):
+            gone = ["a rock" if t == tilecodes.ROCK else t for t in (Counter(old[c][0]) - Counter(mine[c][0])).elements()]
+            bits.append("plays " + ", ".join(gone) if gone else "hand unchanged")
+        if any(d[c][1] != mine[c][1] for d in docs):
+            bits.append(f"nutrients {sum(old[c][1].values())} -> {sum(mine[c][1].values())}")
+        out.append(f"{c}: " + ", ".join(bits) if bits else f"{c}: cards or turn differ")
+    return "; ".join(out)
 
 
 def drawing_player(pos) -> str:
@@ -147,7 +169,7 @@ class LiveTable:
                 self._retry_pending()
                 return
             if len(ex.matches) > 1:
-                self._ask(ex.matches)
+                self._ask(ex)
                 return
             attempt = attempted_move(pos, s.edition, observed)
             if attempt is not None and not s.game.check(attempt).legal:
@@ -161,19 +183,26 @@ class LiveTable:
                                        "message": "The board differs from the game at " + ", ".join(labels)
                                        + "; put the pieces back or fix the spaces on the dashboard."})
 
-    def _ask(self, matches) -> None:
+    def _ask(self, ex) -> None:
+        """Ask the table which of several explanations happened: each choice names its moves
+        (each described on the board it was made on) and what it leaves that the camera cannot
+        see (hands, nutrients, cards, spores, turn)."""
         s = self.session
         if s.question is not None:
             return
         self.stats["questions"] += 1
-        from companion.rules import _describe, Board
         from companion.moves import parse_move
+        from companion.rules import Board, _describe, apply
         choices = []
-        for seq, _ in matches:
-            b = Board(s.position, s.edition)
-            label = "; ".join(_describe(b, parse_move(mv)) for mv in seq)
+        for seq, after in ex.matches:
+            p, parts = s.position, []
+            for mv in seq:
+                parts.append(_describe(Board(p, s.edition), parse_move(mv)))
+                p = apply(p, mv, s.edition).position
+            hidden = hidden_differences(s.position, after, [m for _, m in ex.matches])
+            label = "; then ".join(parts) + (f" ({hidden})" if hidden else "")
             choices.append({"label": label, "moves": seq})
-        s.ask("Two readings fit what the camera sees. Which move was made?", choices)
+        s.ask("The camera sees the same board after each of these; which happened?", choices)
 
     # --- tile bag -----------------------------------------------------------------------
     def on_reader_event(self, ev: dict[str, Any]) -> None:
