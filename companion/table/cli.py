@@ -199,12 +199,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     session.set_status("camera", "ok", source.name)
     srv = _web(session, args)
     bag = _bag_reader(args, live)
-    live.run(source, bag)
+    status = live.run(source, bag)
     if recorder is not None:
         recorder.close()
     if srv is not None:
         srv.shutdown()
-    return 0
+    return status
 
 
 def _check_run_args(args: argparse.Namespace) -> str | None:

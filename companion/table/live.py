@@ -27,10 +27,12 @@ from companion import tiles as tilecodes
 from companion.table.gating import StillnessGate
 from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board
 from companion.table.session import TableSession
-from companion.table.sources import Frame, FrameSource, StallWatchdog
+from companion.table.sources import STALL_S, CameraFailed, Frame, FrameSource, StallWatchdog
 
 PENDING_S = 5.0
 """How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
+MAX_FRAME_ERRORS = 50
+"""Frames in a row that may fail in the loop before the companion stops and says why."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
 
 
@@ -77,7 +79,7 @@ class LiveTable:
         self.recorder = recorder
         self.clock = clock
         self.pending: deque[tuple[float, dict[str, Any]]] = deque()
-        self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "held_low_confidence": 0, "questions": 0,
+        self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0}
         self.commit_latencies_ms: list[float] = []
         self._last_attempt: dict[str, Any] | None = None
@@ -85,6 +87,12 @@ class LiveTable:
         self._stop = threading.Event()
         self.bag_reader = None
         self._recheck = False
+        self._frame_shape: tuple[int, int] | None = None
+        self.stopped_because: str | None = None
+        """Why the camera loop stopped, when it was not the end of the frames or a stop asked for."""
+        self.frame_errors = 0
+        self.stall_s = STALL_S
+        """Seconds without a frame after which the camera is reopened."""
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
@@ -286,23 +294,83 @@ class LiveTable:
             pass  # a reader without LED or buzzer (RDM6300, PN532)
 
     # --- threads ---------------------------------------------------------------------------
+    def camera_problem(self, status: str, detail: str) -> None:
+        """Report a camera problem (or its end) on the terminal and the dashboard (the status
+        chip, and the sentence under the top bar)."""
+        self.session.set_status("camera", status, detail)
+
+    def restart_vision(self) -> None:
+        """Forget frame history after the camera was reopened or changed size: the gate starts
+        over, the reader drops what it kept of earlier frames, and the board is compared again
+        once still."""
+        self.gate.reset()
+        self._frame_shape = None
+        reset = getattr(self._reader, "reset", None)
+        if callable(reset):
+            reset()
+        self._recheck = True
+
+    def _guarded_frame(self, f: Frame) -> None:
+        shape = f.image.shape[:2] if getattr(f.image, "ndim", 0) >= 2 else None
+        if shape is None:
+            raise ValueError(f"the camera gave no image (an array of shape {getattr(f.image, 'shape', None)})")
+        if self._frame_shape is not None and shape != self._frame_shape:
+            old = self._frame_shape
+            self.restart_vision()
+            self.camera_problem("resized", f"frames changed size from {old[1]}x{old[0]} to {shape[1]}x{shape[0]} px; "
+                                           "the stillness gate and the board reader start over")
+        self._frame_shape = shape
+        self.on_frame(f)
+
     def camera_loop(self, source: FrameSource) -> None:
-        """Read frames until :meth:`stop` or the end of a replay."""
-        dog = StallWatchdog(source, lambda st, d: self.session.set_status("camera", st, d))
-        while not self._stop.is_set():
-            f = dog.read(0.5)
-            if f is not None:
-                self.on_frame(f)
-            elif source.finished:
-                break
-            self.tick()
+        """Read frames until :meth:`stop` or the end of a replay.
+
+        Nothing here stops the loop but the end of the frames or a camera that cannot be
+        brought back: an error from the source or a stall reopens it, an error while handling
+        a frame is reported and the gate and reader start over.  The reason the loop ended is
+        in :attr:`stopped_because` (``None`` for the normal end of a folder or a replay).
+        """
+        dog = StallWatchdog(source, self.camera_problem, stall_s=self.stall_s, on_restart=self.restart_vision)
+        handling_errors = 0
+        try:
+            while not self._stop.is_set():
+                f = dog.read(0.5)
+                if f is not None:
+                    try:
+                        self._guarded_frame(f)
+                        handling_errors = 0
+                    except Exception as e:   # a bug or a frame no part of the loop expected
+                        handling_errors += 1
+                        self.stats["frame_errors"] += 1
+                        self.restart_vision()
+                        self.camera_problem("error", f"a frame could not be handled ({type(e).__name__}: {e}); "
+                                                     "starting over with the next frames")
+                        if handling_errors >= MAX_FRAME_ERRORS:
+                            raise CameraFailed(f"{handling_errors} frames in a row could not be handled; last: {e}") from e
+                elif dog.finished:
+                    self.frame_errors = dog.errors
+                    break
+                self.tick()
+        except CameraFailed as e:
+            self.stopped_because = f"camera: {e}"
+        except Exception as e:   # the loop itself must never die unheard
+            self.stopped_because = f"camera loop: {type(e).__name__}: {e}"
+        finally:
+            dog.close()
+            self.frame_errors = dog.errors
+            if self.stopped_because:
+                self.camera_problem("failed", self.stopped_because)
 
     def stop(self) -> None:
         self._stop.set()
 
-    def run(self, source: FrameSource | None, bag_reader=None, until: Callable[[], bool] | None = None) -> None:
-        """Run the camera thread (and the bag reader's own thread) until Ctrl-C, :meth:`stop`
-        or ``until()``; then shut everything down."""
+    def run(self, source: FrameSource | None, bag_reader=None, until: Callable[[], bool] | None = None) -> int:
+        """Run the camera thread (and the bag reader's own thread) until Ctrl-C, :meth:`stop`,
+        ``until()`` or the end of the frames; then shut everything down.
+
+        Returns the exit status: 0, or 1 when the camera loop had to stop (the reason is
+        printed and kept in :attr:`stopped_because`).
+        """
         self.bag_reader = bag_reader
         threads = []
         if source is not None:
@@ -320,7 +388,17 @@ class LiveTable:
             self.stop()
             for t in threads:
                 t.join(2)
+                if t.is_alive() and not self.stopped_because:
+                    self.stopped_because = "the camera thread did not stop within 2 s"
             if bag_reader is not None:
                 bag_reader.stop()
             if source is not None:
                 source.close()
+        if self.stopped_because:
+            print(f"mycelium-companion: stopped: {self.stopped_because} (the game log is kept; "
+                  "continue with 'run --resume')", file=sys.stderr)
+            return 1
+        if source is not None and source.finished:
+            bad = f", {self.frame_errors} could not be read" if self.frame_errors else ""
+            print(f"The frames of {source.name} are over ({self.stats['frames']} frames{bad}).", file=sys.stderr)
+        return 0

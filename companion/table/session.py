@@ -67,6 +67,7 @@ class TableSession:
         self.question: Question | None = None
         self.corrections: dict[Hex, dict[str, Any] | None] = {}
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
+        self.status_detail: dict[str, str] = {}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
         """Called with every table input from the dashboard, as ``{"input": kind, ...}`` (the
@@ -207,10 +208,13 @@ class TableSession:
             self.bus.publish("correction", {"at": [h.q, h.r], "label": self.edition.label(h), "content": content})
 
     def set_status(self, device: str, status: str, detail: str = "") -> None:
-        """Camera or reader status change (``ok``, ``stalled``, ``connected``...), announced."""
+        """Camera or reader status change (``ok``, ``stalled``, ``connected``...), announced;
+        a new sentence about a problem is announced even when the status word stays."""
         with self.lock:
-            if self.status.get(device) != status:
+            problem = status not in ("ok", "connected") and self.status_detail.get(device) != detail
+            if self.status.get(device) != status or problem:
                 self.status[device] = status
+                self.status_detail[device] = detail
                 self.bus.publish("status", {"device": device, "status": status, "detail": detail})
 
     def new_game(self, config: GameConfig, log: EventLog | None, seed: int | None = None) -> None:
@@ -253,6 +257,7 @@ class TableSession:
                 "question": self.question.to_json() if self.question else None,
                 "corrections": [{"at": [h.q, h.r], "content": c} for h, c in self.corrections.items()],
                 "status": dict(self.status),
+                "status_detail": dict(self.status_detail),
             }
         out = self._compute_state(game, seq, snap)
         with self.lock:
@@ -292,6 +297,7 @@ class TableSession:
             "question": snap["question"],
             "corrections": snap["corrections"],
             "status": snap["status"],
+            "status_detail": snap["status_detail"],
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
         }
