@@ -68,6 +68,23 @@ class CameraSettings:
             controls["LensPosition"] = float(self.lens_position)
         return controls
 
+    def describe(self) -> str:
+        """One line for the terminal: what is locked, and what the camera would not lock."""
+        parts = []
+        if self.exposure_time_us is not None:
+            parts.append(f"exposure {self.exposure_time_us} µs")
+        if self.analogue_gain is not None:
+            parts.append(f"gain {self.analogue_gain:.2f}")
+        if self.colour_gains is not None:
+            parts.append(f"colour gains {self.colour_gains[0]:.2f}/{self.colour_gains[1]:.2f}")
+        if self.lens_position is not None:
+            parts.append(f"focus {self.lens_position:.2f} dioptres")
+        parts += [f"{k.removeprefix('CAP_PROP_').lower()} {v:g}" for k, v in self.opencv.items()]
+        line = "camera controls locked: " + (", ".join(parts) or "none")
+        if self.not_locked:
+            line += "; could not lock " + ", ".join(self.not_locked) + " (the driver does not offer it)"
+        return line
+
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
         doc["colour_gains"] = list(self.colour_gains) if self.colour_gains is not None else None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from concurrent.futures import TimeoutError as FutureTimeout
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -197,7 +198,7 @@ class Picamera2Source(FrameSource):
             self._job = self.cam.capture_request(wait=False)
         try:
             request = self.cam.wait(self._job, timeout=timeout)
-        except TimeoutError:
+        except (TimeoutError, FutureTimeout):
             return None          # the same job is waited on again next time
         self._job = None
         try:
@@ -346,6 +347,13 @@ def open_camera(spec: str, size: tuple[int, int] = (1920, 1080), settings_path: 
     else:
         src = FolderSource(spec)
     src.open()
+    locked = getattr(src, "locked", None)
+    if locked is not None and settings is None and settings_path is not None:
+        try:
+            locked.save(settings_path)
+        except OSError as e:
+            src.close()
+            raise SourceError(f"camera settings: cannot write {settings_path} ({e.strerror})") from None
     return src
 
 
