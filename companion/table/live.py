@@ -31,6 +31,8 @@ from companion.table.sources import STALL_S, CameraFailed, Frame, FrameSource, S
 
 PENDING_S = 5.0
 """How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
+READER_STATUS = {"BoardNotFoundError": "no board", "UnreadableImageError": "unreadable frame"}
+"""The camera status word shown for each kind of reader error (others: ``unreadable``)."""
 MAX_FRAME_ERRORS = 50
 """Frames in a row that may fail in the loop before the companion stops and says why."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
@@ -138,8 +140,17 @@ class LiveTable:
         try:
             reading = self.reader.read(frame.image, hand=self._hand_codes() or None)
         except VisionError as e:
+            # Nothing is guessed from a frame the reader refuses; the sentence says what to fix.
             self.stats["read_errors"] += 1
-            s.set_status("camera", "no board", str(e))
+            s.set_status("camera", READER_STATUS.get(type(e).__name__, "unreadable"), str(e))
+            return
+        except Exception as e:  # a reader failure must not end the loop, nor pass unheard
+            self.stats["read_errors"] += 1
+            reset = getattr(self._reader, "reset", None)
+            if callable(reset):
+                reset()
+            s.set_status("camera", "reader error", f"the board reader failed on this frame ({type(e).__name__}: {e}); "
+                                                   "the next still frame is read afresh")
             return
         self.stats["reads"] += 1
         self.stats["last_read_ms"] = (time.perf_counter() - t0) * 1000

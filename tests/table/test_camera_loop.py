@@ -157,3 +157,61 @@ def test_status_never_says_ok_while_frames_do_not_arrive():
     assert "did not come back" in live.stopped_because
     details = [m.data["detail"] for m in session.bus.since(0) if m.kind == "status"]
     assert any("no camera on /dev/video0" in d for d in details)
+
+
+class Flaky:
+    """The real reader, after raising the given errors one per still frame."""
+
+    def __init__(self, reader, errors):
+        self.reader, self.errors = reader, list(errors)
+        self.resets = 0
+
+    def read(self, image, hand=None):
+        if self.errors:
+            raise self.errors.pop(0)
+        return self.reader.read(image, hand=hand)
+
+    def reset(self):
+        self.resets += 1
+
+
+def test_any_reader_error_is_reported_and_the_loop_reads_on():
+    from companion.vision.errors import BoardNotFoundError, UnreadableImageError
+    sim, before, after = rendered_game()
+    hand = before.copy()
+    _hands(hand, 1, np.random.default_rng(5))
+    live = sim.live
+    live._reader = Flaky(live.reader, [UnreadableImageError("the frame has no colour: is the camera set to greyscale?"),
+                                       BoardNotFoundError("no board found: 1 of 4 corner markers visible"),
+                                       RuntimeError("index 7 is out of bounds")])
+    src = QueueSource(maxsize=64)
+    for img in ([before] * 5 + [hand]) * 3 + [after] * 5:
+        src.push(Frame(img, 100.0 * src.q.qsize()))
+    src.push(None)
+    live.camera_loop(src)
+    said = [(m.data["status"], m.data["detail"]) for m in sim.session.bus.since(0) if m.kind == "status"]
+    assert ("unreadable frame", "the frame has no colour: is the camera set to greyscale?") in said
+    assert ("no board", "no board found: 1 of 4 corner markers visible") in said
+    assert any(st == "reader error" and "RuntimeError: index 7 is out of bounds" in d for st, d in said)
+    assert live.stopped_because is None and live._reader.resets >= 1
+    assert [e.move["action"] for e in sim.session.game.events] == ["spore"]
+    assert said[-1][0] == "ok"
+
+
+def test_a_greyscale_camera_logs_no_move_and_the_terminal_says_so(tmp_path):
+    """``data/cases/table/grey-frame`` (from ``shared/cases/table/grey-frame``): a camera set to
+    monochrome.  Whatever the reader makes of it, nothing is logged on a guess and the loop
+    says why on the terminal."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    grey = ROOT / "tests" / "data" / "cases" / "table" / "grey-frame" / "grey_frame.jpg"
+    for i in range(4):
+        shutil.copy(grey, folder / f"g{i}.jpg")
+    db = tmp_path / "g.sqlite3"
+    r = run_camera(folder, db)
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    from companion.eventlog import EventLog
+    assert Game.resume(EventLog(db)).events == []
+    reports = [line for line in r.stdout.splitlines()
+               if line.startswith(("[uncertain]", "[mismatch]")) or (line.startswith("[camera]") and not line.startswith("[camera] ok"))]
+    assert reports, r.stdout
