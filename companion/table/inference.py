@@ -39,6 +39,12 @@ class View:
     spaces: dict[Hex, tuple]
     meeples: dict[str, Hex | None]
 
+    def mismatches(self, other: "View") -> int:
+        """How many things differ: spaces whose content differs plus meeples elsewhere (a
+        finer measure than :meth:`diff`, where a tile and a meeple on one space count once)."""
+        n = sum(self.spaces.get(h) != other.spaces.get(h) for h in self.spaces.keys() | other.spaces.keys())
+        return n + sum(self.meeples.get(c) != other.meeples.get(c) for c in self.meeples.keys() | other.meeples.keys())
+
     def diff(self, other: "View") -> set[Hex]:
         """Spaces whose content or meeple differs."""
         out = {h for h in self.spaces.keys() | other.spaces.keys() if self.spaces.get(h) != other.spaces.get(h)}
@@ -172,7 +178,8 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
     """Search every sequence of up to ``max_depth`` legal moves turning ``pos`` into ``observed``.
 
     A step is kept when it brings the board closer to the reading, or when it only changes
-    spaces that already differ: that is how a hidden effect is reached (a rock put on a tile,
+    spaces that already differ and a later action of the turn could change them again: that
+    is how a hidden effect is reached (a rock put on a tile,
     then removed with Lichens, leaves the same empty space as one Mycophages removal, but the
     hand and the nutrients differ).  The search does not stop at the first depth with a
     match: every sequence that explains the reading is collected, grouped by the whole
@@ -186,19 +193,22 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
     if not diff:
         return ex
     # Each entry: moves so far, the position they lead to, the spaces still differing.
-    frontier: list[tuple[list[dict[str, Any]], Position, set[Hex]]] = [([], pos, diff)]
+    # Each entry: moves so far, the position they lead to, the spaces still differing and how
+    # many things still differ.
+    frontier: list[tuple[list[dict[str, Any]], Position, set[Hex], int]] = [([], pos, diff, expected.mismatches(observed))]
     found: dict[str, int] = {}
     visited = {position_key(pos)}
     for _depth in range(max_depth):
         nxt = []
-        for seq, p, p_diff in frontier:
+        for seq, p, p_diff, p_miss in frontier:
             for mv in candidate_moves(p, edition, p_diff):
                 try:
                     q = apply(p, mv, edition).position
                 except IllegalMove:
                     continue
                 key = position_key(q)
-                left = view_of_position(q).diff(observed)
+                view = view_of_position(q)
+                left = view.diff(observed)
                 if not left:
                     if key in found:
                         ex.orders[found[key]].append(seq + [mv])
@@ -210,13 +220,25 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
                 if key in visited:
                     continue
                 visited.add(key)
-                if len(left) < len(p_diff) or left <= p_diff:
-                    nxt.append((seq + [mv], q, left))
-        nxt.sort(key=lambda item: len(item[2]))
+                miss = view.mismatches(observed)
+                if miss < p_miss or (left <= p_diff and _can_be_undone_later(mv, q)):
+                    nxt.append((seq + [mv], q, left, miss))
+        nxt.sort(key=lambda item: item[3])
         frontier = nxt[:beam]
         if not frontier:
             break
     return ex
+
+
+def _can_be_undone_later(mv: dict[str, Any], q: Position) -> bool:
+    """Whether a step that brings the board no closer to the reading can still be part of an
+    explanation: a space changes twice in one turn only by a piece put down and then removed,
+    or removed and then a tile put there (rulebook 4: each action once per turn)."""
+    if mv["action"] in ("place", "rock"):
+        return "remove" not in q.taken
+    if mv["action"] == "remove":
+        return "place" not in q.taken
+    return False
 
 
 def attempted_move(pos: Position, edition: Edition, observed: View) -> dict[str, Any] | None:

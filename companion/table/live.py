@@ -40,24 +40,33 @@ RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_
 
 def hidden_differences(before, after, others) -> str:
     """What ``after`` leaves that the camera cannot see and that differs between the candidate
-    positions ``others``: hands and nutrients per player, in words ("blue: hand -rock,
-    nutrients 3 -> 1").  Empty when nothing hidden differs."""
+    positions ``others``, in words: per player the tiles played from the hand, the nutrients,
+    the cards; then the actions left this turn ("blue: plays a rock, nutrients 3 -> 1").
+    Empty when nothing hidden differs."""
     def doc(p):
-        return {c: (sorted(p.hands.get(c, [])), dict(sorted(p.nutrients.get(c, {}).items()))) for c in p.colors}
-    docs = [doc(o) for o in others]
-    mine, old = doc(after), doc(before)
+        return {c: (sorted(p.hands.get(c, [])), sum(p.nutrients.get(c, {}).values()), dict(p.nutrients.get(c, {})),
+                    sorted(p.cards.get(c, []))) for c in p.colors}
+    docs, mine, old = [doc(o) for o in others], doc(after), doc(before)
     out = []
     for c in after.colors:
-        if all(d[c] == mine[c] for d in docs):
-            continue
         bits = []
         if any(d[c][0] != mine[c][0] for d in docs):
             gone = ["a rock" if t == tilecodes.ROCK else t for t in (Counter(old[c][0]) - Counter(mine[c][0])).elements()]
-            bits.append("plays " + ", ".join(gone) if gone else "hand unchanged")
-        if any(d[c][1] != mine[c][1] for d in docs):
-            bits.append(f"nutrients {sum(old[c][1].values())} -> {sum(mine[c][1].values())}")
-        out.append(f"{c}: " + ", ".join(bits) if bits else f"{c}: cards or turn differ")
+            bits.append("plays " + ", ".join(gone) if gone else "plays no tile")
+        if any(d[c][2] != mine[c][2] for d in docs):
+            bits.append(f"nutrients {old[c][1]} -> {mine[c][1]}"
+                        + ("" if any(d[c][1] != mine[c][1] for d in docs) else f" ({_cubes(mine[c][2])})"))
+        if any(d[c][3] != mine[c][3] for d in docs):
+            bits.append(f"cards {len(old[c][3])} -> {len(mine[c][3])}")
+        if bits:
+            out.append(f"{c}: " + ", ".join(bits))
+    if {tuple(sorted(o.taken)) for o in others} != {tuple(sorted(after.taken))}:
+        out.append("done this turn: " + (", ".join(sorted(after.taken)) or "nothing"))
     return "; ".join(out)
+
+
+def _cubes(held: dict[str, int]) -> str:
+    return ", ".join(f"{n} {c}" for c, n in sorted(held.items()) if n) or "none"
 
 
 def drawing_player(pos) -> str:
