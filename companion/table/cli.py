@@ -196,7 +196,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             return 2
         print(json.dumps({"inputs": n, "events": len(session.game.events), "result": session.position.result}))
         return 0
-    session.set_status("camera", "ok", source.name)
+    session.set_status("camera", "starting", f"waiting for the first frame from {source.name}")
     srv = _web(session, args)
     bag = _bag_reader(args, live)
     status = live.run(source, bag)

@@ -369,7 +369,7 @@ class StallWatchdog:
     without a frame, or when the source raises, it calls ``on_status("stalled" | "error",
     sentence)``, abandons the capture thread (a hung one cannot be interrupted), reopens the
     source (:meth:`FrameSource.reopen`) and captures in a new thread; ``on_status("ok", ...)``
-    when frames come again.  ``on_restart()`` is called after every reopen (the loop resets
+    when frames come (the first time, and after each problem).  ``on_restart()`` is called after every reopen (the loop resets
     its gate and reader).  After ``max_failures`` reopen attempts in a row that bring no frame
     it raises :class:`CameraFailed`.  ``clock``: monotonic seconds.
     """
@@ -386,7 +386,7 @@ class StallWatchdog:
         self.failures = 0
         self.errors = 0
         self._last = clock()
-        self._bad = False
+        self._bad = True          # "ok" is said only once frames come
         self._gen = 0
         self._q: "queue.Queue[tuple[int, str, Any]]" = queue.Queue(maxsize=2)
         self._closed = threading.Event()
@@ -441,7 +441,7 @@ class StallWatchdog:
             self.failures = 0
             if self._bad:
                 self._bad = False
-                self.on_status("ok", "frames again")
+                self.on_status("ok", f"frames from {self.source.name}")
             return item
         if kind == "end":
             return None

@@ -151,12 +151,13 @@ def test_status_never_says_ok_while_frames_do_not_arrive():
 
     src = Dead()
     src.open()
-    session.set_status("camera", "ok", "dead")
+    session.set_status("camera", "starting", "waiting for the first frame")
     assert live.run(src) == 1
     assert session.status["camera"] == "failed"
     assert "did not come back" in live.stopped_because
-    details = [m.data["detail"] for m in session.bus.since(0) if m.kind == "status"]
-    assert any("no camera on /dev/video0" in d for d in details)
+    said = [(m.data["status"], m.data["detail"]) for m in session.bus.since(0) if m.kind == "status"]
+    assert any("no camera on /dev/video0" in d for _, d in said)
+    assert "ok" not in [st for st, _ in said]
 
 
 class Flaky:
