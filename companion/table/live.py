@@ -27,7 +27,7 @@ from companion import tiles as tilecodes
 from companion.table.gating import StillnessGate
 from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board
 from companion.table.session import TableSession
-from companion.table.sources import STALL_S, CameraFailed, Frame, FrameSource, StallWatchdog
+from companion.table.sources import GIVE_UP_S, STALL_S, CameraFailed, Frame, FrameSource, StallWatchdog
 
 PENDING_S = 5.0
 """How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
@@ -104,6 +104,8 @@ class LiveTable:
         self.frame_errors = 0
         self.stall_s = STALL_S
         """Seconds without a frame after which the camera is reopened."""
+        self.give_up_s = GIVE_UP_S
+        """Seconds of reopening without a frame after which the loop stops and says why."""
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
@@ -121,10 +123,14 @@ class LiveTable:
 
     # --- camera -------------------------------------------------------------------------
     def on_frame(self, frame: Frame) -> bool:
-        """Process one frame; returns ``True`` when it was read (the board had been still)."""
+        """Process one frame; returns ``True`` when it was read (the board had been still).
+
+        A frame of another size than the last one is reported and starts the gate and the
+        reader over; raises ``ValueError`` for something that is not an image."""
         self.stats["frames"] += 1
         if self.recorder is not None:
             self.recorder.frame(frame)
+        self._check_size(frame.image)
         if not self.gate.feed(frame.image, frame.t_ms):
             if self._recheck and not self.gate.motion and self.gate.has_read:
                 self._recheck = False
@@ -330,17 +336,16 @@ class LiveTable:
             reset()
         self._recheck = True
 
-    def _guarded_frame(self, f: Frame) -> None:
-        shape = f.image.shape[:2] if getattr(f.image, "ndim", 0) >= 2 else None
+    def _check_size(self, image) -> None:
+        shape = image.shape[:2] if getattr(image, "ndim", 0) >= 2 else None
         if shape is None:
-            raise ValueError(f"the camera gave no image (an array of shape {getattr(f.image, 'shape', None)})")
+            raise ValueError(f"the camera gave no image (an array of shape {getattr(image, 'shape', None)})")
         if self._frame_shape is not None and shape != self._frame_shape:
             old = self._frame_shape
             self.restart_vision()
             self.camera_problem("resized", f"frames changed size from {old[1]}x{old[0]} to {shape[1]}x{shape[0]} px; "
                                            "the stillness gate and the board reader start over")
         self._frame_shape = shape
-        self.on_frame(f)
 
     def camera_loop(self, source: FrameSource) -> None:
         """Read frames until :meth:`stop` or the end of a replay.
@@ -350,14 +355,15 @@ class LiveTable:
         a frame is reported and the gate and reader start over.  The reason the loop ended is
         in :attr:`stopped_because` (``None`` for the normal end of a folder or a replay).
         """
-        dog = StallWatchdog(source, self.camera_problem, stall_s=self.stall_s, on_restart=self.restart_vision)
+        dog = StallWatchdog(source, self.camera_problem, stall_s=self.stall_s, on_restart=self.restart_vision,
+                            give_up_s=self.give_up_s)
         handling_errors = 0
         try:
             while not self._stop.is_set():
                 f = dog.read(0.5)
                 if f is not None:
                     try:
-                        self._guarded_frame(f)
+                        self.on_frame(f)
                         handling_errors = 0
                     except Exception as e:   # a bug or a frame no part of the loop expected
                         handling_errors += 1

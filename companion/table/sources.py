@@ -30,6 +30,8 @@ import numpy as np
 
 STALL_S = 2.0
 """A source that yields no frame for this many seconds is reopened."""
+GIVE_UP_S = 120.0
+"""Reopening that brings no frame for this many seconds stops the companion (with the reason)."""
 
 
 class SourceError(RuntimeError):
@@ -370,20 +372,21 @@ class StallWatchdog:
     sentence)``, abandons the capture thread (a hung one cannot be interrupted), reopens the
     source (:meth:`FrameSource.reopen`) and captures in a new thread; ``on_status("ok", ...)``
     when frames come (the first time, and after each problem).  ``on_restart()`` is called after every reopen (the loop resets
-    its gate and reader).  After ``max_failures`` reopen attempts in a row that bring no frame
-    it raises :class:`CameraFailed`.  ``clock``: monotonic seconds.
+    its gate and reader).  When reopening has brought no frame for ``give_up_s`` s (time to
+    plug a cable back in) it raises :class:`CameraFailed`.  ``clock``: monotonic seconds.
     """
 
     def __init__(self, source: FrameSource, on_status: Callable[[str, str], None], stall_s: float = STALL_S,
                  clock: Callable[[], float] = time.monotonic, on_restart: Callable[[], None] | None = None,
-                 max_failures: int = 5):
+                 give_up_s: float = GIVE_UP_S):
         self.source = source
         self.on_status = on_status
         self.on_restart = on_restart
         self.stall_s = stall_s
         self.clock = clock
-        self.max_failures = max_failures
+        self.give_up_s = give_up_s
         self.failures = 0
+        self._failing_since: float | None = None
         self.errors = 0
         self._last = clock()
         self._bad = True          # "ok" is said only once frames come
@@ -439,6 +442,7 @@ class StallWatchdog:
         if kind == "frame":
             self._last = now
             self.failures = 0
+            self._failing_since = None
             if self._bad:
                 self._bad = False
                 self.on_status("ok", f"frames from {self.source.name}")
@@ -454,12 +458,15 @@ class StallWatchdog:
 
     def _restart(self, status: str, why: str) -> None:
         self._bad = True
-        self._last = self.clock()
+        now = self._last = self.clock()
         self._gen += 1                            # the old capture thread stops (or is left hanging)
         self.failures += 1
-        if self.failures > self.max_failures:
-            raise CameraFailed(f"{why}; the camera did not come back after {self.max_failures} attempts")
-        self.on_status(status, f"{why}; reopening")
+        if self._failing_since is None:
+            self._failing_since = now
+        elif now - self._failing_since >= self.give_up_s:
+            raise CameraFailed(f"{why}; the camera did not come back in {now - self._failing_since:.0f} s "
+                               f"({self.failures} attempts)")
+        self.on_status(status, f"{why}; reopening" + (f" (attempt {self.failures})" if self.failures > 1 else ""))
         try:
             self.source.reopen()
         except SourceError as e:
