@@ -69,6 +69,8 @@ class FrameSource:
         self.open()
 
     finished = False
+    recovery = "reopening"
+    """What :meth:`reopen` does, in words for the status line."""
 
 
 def _now_ms() -> float:
@@ -285,6 +287,8 @@ class FolderSource(FrameSource):
         self._i += 1
         return Frame(img, t)
 
+    recovery = "going on with the next frame"
+
     def reopen(self) -> None:
         """Go on with the next file: a folder is not replayed from the start after an error."""
         if self._cap is None and self._files:
@@ -371,8 +375,8 @@ class StallWatchdog:
     without a frame, or when the source raises, it calls ``on_status("stalled" | "error",
     sentence)``, abandons the capture thread (a hung one cannot be interrupted), reopens the
     source (:meth:`FrameSource.reopen`) and captures in a new thread; ``on_status("ok", ...)``
-    when frames come (the first time, and after each problem).  ``on_restart()`` is called after every reopen (the loop resets
-    its gate and reader).  When reopening has brought no frame for ``give_up_s`` s (time to
+    when frames come (the first time, and after each problem).  ``on_restart()`` is called
+    after every reopen (the loop resets its gate and reader).  When reopening has brought no frame for ``give_up_s`` s (time to
     plug a cable back in) it raises :class:`CameraFailed`.  ``clock``: monotonic seconds.
     """
 
@@ -466,7 +470,7 @@ class StallWatchdog:
         elif now - self._failing_since >= self.give_up_s:
             raise CameraFailed(f"{why}; the camera did not come back in {now - self._failing_since:.0f} s "
                                f"({self.failures} attempts)")
-        self.on_status(status, f"{why}; reopening" + (f" (attempt {self.failures})" if self.failures > 1 else ""))
+        self.on_status(status, f"{why}; {self.source.recovery}" + (f" (attempt {self.failures})" if self.failures > 1 else ""))
         try:
             self.source.reopen()
         except SourceError as e:
