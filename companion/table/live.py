@@ -99,6 +99,7 @@ class LiveTable:
         self.bag_reader = None
         self._recheck = False
         self._frame_shape: tuple[int, int] | None = None
+        self._asked: str | None = None
         self.stopped_because: str | None = None
         """Why the camera loop stopped, when it was not the end of the frames or a stop asked for."""
         self.frame_errors = 0
@@ -193,6 +194,7 @@ class LiveTable:
             if len(ex.matches) == 1:
                 seq, _ = ex.matches[0]
                 n0 = len(s.game.events)
+                self._withdraw_question()
                 for mv in seq:
                     s.submit(mv, source="camera")
                 if len(s.game.events) > n0:
@@ -217,6 +219,16 @@ class LiveTable:
                                        "message": "The board differs from the game at " + ", ".join(labels)
                                        + "; put the pieces back or fix the spaces on the dashboard."})
 
+    def _withdraw_question(self) -> None:
+        # A later still board that only one sequence explains settles an open question of
+        # the camera's (a tile placed after "rock then removal?" rules the rock out).
+        s = self.session
+        q = s.question
+        if q is not None and q.id == self._asked:
+            s.question = None
+            s.bus.publish("answered", {"id": q.id, "choice": None, "why": "the board that followed settled it"})
+        self._asked = None
+
     def _ask(self, ex) -> None:
         """Ask the table which of several explanations happened: each choice names its moves
         (each described on the board it was made on) and what it leaves that the camera cannot
@@ -236,7 +248,7 @@ class LiveTable:
             hidden = hidden_differences(s.position, after, [m for _, m in ex.matches])
             label = "; then ".join(parts) + (f" ({hidden})" if hidden else "")
             choices.append({"label": label, "moves": seq})
-        s.ask("The camera sees the same board after each of these; which happened?", choices)
+        self._asked = s.ask("The camera sees the same board after each of these; which happened?", choices).id
 
     # --- tile bag -----------------------------------------------------------------------
     def on_reader_event(self, ev: dict[str, Any]) -> None:

@@ -152,7 +152,8 @@ def test_place_and_move_in_either_order_is_one_position_or_a_question():
 
 def test_the_live_loop_asks_when_a_reading_fits_two_positions():
     """Through rendered frames: a tile removed while the player holds a rock could also be
-    the rock put on it and removed; the loop asks instead of committing."""
+    the rock put on it and removed; the loop asks instead of committing, and a tile placed
+    next (impossible after a rock) settles the question."""
     for seed in range(40):
         truth = BotTable(GameConfig(), seed=seed)
         while truth.position.result is None:
@@ -173,5 +174,12 @@ def test_the_live_loop_asks_when_a_reading_fits_two_positions():
         labels = [c["label"] for c in s.question.choices]
         assert any("places a rock" in x for x in labels)
         assert any(x.startswith(f"{pos.active} removes the tile") for x in labels)
+        # A tile placed next settles it: after a rock the turn's placement would be spent.
+        removed = apply(pos, removals[0], truth.edition).position
+        place = movegen.placements(Board(removed, truth.edition), pos.active)
+        assert place, "pick a position where a placement follows the removal"
+        sim.show(apply(removed, place[0], truth.edition).position.to_json()["board"])
+        assert s.question is None
+        assert [e.move["action"] for e in s.game.events] == ["remove", "place"]
         return
     raise AssertionError("no position with a tile removal and a rock in hand in 40 seeds")
