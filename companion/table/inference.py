@@ -206,10 +206,10 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
                     q = apply(p, mv, edition).position
                 except IllegalMove:
                     continue
-                key = position_key(q)
                 view = view_of_position(q)
                 left = view.diff(observed)
                 if not left:
+                    key = position_key(q)
                     if key in found:
                         ex.orders[found[key]].append(seq + [mv])
                     else:
@@ -217,12 +217,14 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
                         ex.matches.append((seq + [mv], q))
                         ex.orders.append([seq + [mv]])
                     continue
+                miss = view.mismatches(observed)
+                if not (miss < p_miss or (left <= p_diff and _can_be_undone_later(mv, q, observed))):
+                    continue
+                key = position_key(q)      # only for kept steps: the key costs a JSON dump
                 if key in visited:
                     continue
                 visited.add(key)
-                miss = view.mismatches(observed)
-                if miss < p_miss or (left <= p_diff and _can_be_undone_later(mv, q)):
-                    nxt.append((seq + [mv], q, left, miss))
+                nxt.append((seq + [mv], q, left, miss))
         nxt.sort(key=lambda item: item[3])
         frontier = nxt[:beam]
         if not frontier:
@@ -230,14 +232,17 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
     return ex
 
 
-def _can_be_undone_later(mv: dict[str, Any], q: Position) -> bool:
+def _can_be_undone_later(mv: dict[str, Any], q: Position, observed: View) -> bool:
     """Whether a step that brings the board no closer to the reading can still be part of an
-    explanation: a space changes twice in one turn only by a piece put down and then removed,
-    or removed and then a tile put there (rulebook 4: each action once per turn)."""
+    explanation: a space changes twice in one turn only by a piece put down and then removed
+    (the space then ends empty), or a piece removed and then a tile put there (the space ends
+    with a tile); rulebook 4: each action once per turn."""
+    at = mv.get("at")
+    now = observed.spaces.get(Hex(*at)) if at is not None else None
     if mv["action"] in ("place", "rock"):
-        return "remove" not in q.taken
+        return "remove" not in q.taken and (now is None or now[0] == "substrate")
     if mv["action"] == "remove":
-        return "place" not in q.taken
+        return "place" not in q.taken and now is not None and now[0] == "tile"
     return False
 
 
