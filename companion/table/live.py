@@ -431,7 +431,10 @@ class LiveTable:
             if bag_reader is not None:
                 bag_reader.stop()
             if source is not None:
-                source.close()
+                # A driver that hangs on close must not keep the companion from stopping.
+                closer = threading.Thread(target=source.close, name="camera-close", daemon=True)
+                closer.start()
+                closer.join(2)
         if self.stopped_because:
             print(f"mycelium-companion: stopped: {self.stopped_because} (the game log is kept; "
                   "continue with 'run --resume')", file=sys.stderr)

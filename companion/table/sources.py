@@ -30,6 +30,8 @@ import numpy as np
 
 STALL_S = 2.0
 """A source that yields no frame for this many seconds is reopened."""
+REOPEN_TIMEOUT_S = 10.0
+"""Closing and opening a camera that takes longer than this means its driver hangs."""
 GIVE_UP_S = 120.0
 """Reopening that brings no frame for this many seconds stops the companion (with the reason)."""
 
@@ -389,6 +391,7 @@ class StallWatchdog:
         self.stall_s = stall_s
         self.clock = clock
         self.give_up_s = give_up_s
+        self.reopen_timeout_s = REOPEN_TIMEOUT_S
         self.failures = 0
         self._failing_since: float | None = None
         self.errors = 0
@@ -471,15 +474,35 @@ class StallWatchdog:
             raise CameraFailed(f"{why}; the camera did not come back in {now - self._failing_since:.0f} s "
                                f"({self.failures} attempts)")
         self.on_status(status, f"{why}; {self.source.recovery}" + (f" (attempt {self.failures})" if self.failures > 1 else ""))
-        try:
-            self.source.reopen()
-        except SourceError as e:
-            self.on_status(status, str(e))
-        except Exception as e:
-            self.on_status(status, f"reopening {self.source.name} failed: {e}")
+        problem = self._reopen()
+        if problem:
+            self.on_status(status, problem)
         if self.on_restart is not None:
             self.on_restart()
         self._start()
+
+    def _reopen(self) -> str | None:
+        """Reopen the source in a helper thread: a driver that hangs on close must not hang
+        the loop.  Returns a sentence when reopening failed; raises :class:`CameraFailed` when
+        it did not finish within ``reopen_timeout_s``."""
+        outcome: list[str | None] = []
+
+        def work() -> None:
+            try:
+                self.source.reopen()
+                outcome.append(None)
+            except SourceError as e:
+                outcome.append(str(e))
+            except Exception as e:
+                outcome.append(f"reopening {self.source.name} failed: {type(e).__name__}: {e}")
+
+        t = threading.Thread(target=work, name="camera-reopen", daemon=True)
+        t.start()
+        t.join(self.reopen_timeout_s)
+        if t.is_alive():
+            raise CameraFailed(f"reopening {self.source.name} did not finish in {self.reopen_timeout_s:.0f} s: "
+                               "the camera driver hangs; restart the companion")
+        return outcome[0] if outcome else None
 
     def close(self) -> None:
         """Stop capturing (the source itself is closed by its owner)."""

@@ -217,3 +217,32 @@ def test_a_greyscale_camera_logs_no_move_and_the_terminal_says_so(tmp_path):
     reports = [line for line in r.stdout.splitlines()
                if line.startswith(("[uncertain]", "[mismatch]")) or (line.startswith("[camera]") and not line.startswith("[camera] ok"))]
     assert reports, r.stdout
+
+
+def test_a_driver_that_hangs_on_reopen_stops_the_companion_with_its_reason():
+    session = TableSession(Game(SimulatedTable(GameConfig(), seed=1, fast=True).truth.position))
+    live = LiveTable(session, reader=object())
+    live.stall_s = 0.3
+    hang = threading.Event()
+
+    class Stuck(FrameSource):
+        name = "picamera2"
+
+        def read(self, timeout=0.5):
+            hang.wait()                  # the capture hangs...
+            return None
+
+        def close(self):
+            hang.wait()                  # ...and so does stopping the camera
+
+    import companion.table.sources as sources
+    old, sources.REOPEN_TIMEOUT_S = sources.REOPEN_TIMEOUT_S, 0.5
+    try:
+        t0 = time.monotonic()
+        status = live.run(Stuck())
+    finally:
+        sources.REOPEN_TIMEOUT_S = old
+        hang.set()
+    assert status == 1 and time.monotonic() - t0 < 10
+    assert "did not finish in" in live.stopped_because and "driver hangs" in live.stopped_because
+    assert session.status["camera"] == "failed"
