@@ -8,6 +8,7 @@ RSS (target under 300 MB).  Run: ``.venv/bin/python bench/table.py``.
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import sys
@@ -54,8 +55,63 @@ def main() -> None:
             n += 1
     fps = n / (time.perf_counter() - t)
     print(f"frames per second the loop sustains at {size[0]}x{size[1]} (one read per 10 frames): {fps:.0f}")
+    inference_windows()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS: {rss:.0f} MB (target < 300 MB)")
+    print(f"load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores shared)")
+
+
+def inference_windows(seeds: int = 6, per_seed: int = 40) -> None:
+    """Move inference alone on still periods holding 1 to 3 actions of the active player
+    (random legal place/rock, move and removal in any order, from bot games; periods where a
+    piece is put down and taken away on the same space are left out, no camera sees them):
+    how long the whole-position search takes, and how often it has to ask."""
+    import random
+
+    from companion import movegen
+    from companion.hexgrid import Hex
+    from companion.rules import Board, IllegalMove, apply
+    from companion.selfplay import BotTable
+    from companion.table.inference import explain, position_key, view_of_position
+
+    times, asked, found, n = [], 0, 0, 0
+    for seed in range(seeds):
+        table, rng, k = BotTable(GameConfig(), seed=seed), random.Random(seed), 0
+        while k < per_seed and table.position.result is None:
+            table.play_turn()
+            pos = table.position
+            if pos.in_setup or pos.taken or pos.meeples.get(pos.active) is None:
+                continue
+            p, seq = pos, []
+            for _ in range(rng.choice([1, 2, 3])):
+                b, who = Board(p, table.edition), p.active
+                moves = ((movegen.placements(b, who) + movegen.rock_spots(b, who)) if "place" not in p.taken else []) \
+                    + (movegen.meeple_moves(b, who) if "move" not in p.taken else []) \
+                    + (movegen.removals(b, who) if "remove" not in p.taken else [])
+                if not moves:
+                    break
+                mv = rng.choice(moves)
+                try:
+                    p = apply(p, mv, table.edition).position
+                except IllegalMove:
+                    break
+                seq.append(mv)
+            before, after = view_of_position(pos), view_of_position(p)
+            put = {tuple(m["at"]) for m in seq if m["action"] in ("place", "rock")}
+            gone = {tuple(m["at"]) for m in seq if m["action"] == "remove"}
+            if not seq or any(before.spaces.get(Hex(*h)) == after.spaces.get(Hex(*h)) for h in put & gone):
+                continue   # a piece put down and taken away again leaves no trace (docs/rules.md)
+            k += 1
+            t = time.perf_counter()
+            ex = explain(pos, table.edition, view_of_position(p))
+            times.append((time.perf_counter() - t) * 1000)
+            n += 1
+            found += position_key(p) in {position_key(q) for _, q in ex.matches}
+            asked += len(ex.matches) > 1
+    times.sort()
+    print(f"inference on {n} still periods of 1-3 actions: median {statistics.median(times):.0f} ms, "
+          f"p95 {times[int(0.95 * len(times)) - 1]:.0f} ms, max {times[-1]:.0f} ms; true position among the "
+          f"candidates {found}/{n}; asked the table {asked}/{n}")
 
 
 if __name__ == "__main__":

@@ -213,6 +213,8 @@ class SimulatedTable:
                 raise SimulationAborted(self._diverged)
             if self.session.illegal is not None and self.session.illegal.get("source") == "reader":
                 return False
+            if self.session.question is not None:   # answered by _settle
+                return False
             time.sleep(0.002)
             self.live.tick()
         return len(self.session.game.events) >= n
@@ -272,9 +274,11 @@ class SimulatedTable:
         q = s.question
         if not ok and q is not None:
             self.report.questions += 1
-            truth_board = pos.to_json()["board"]
+            # The truth's whole position picks the answer: boards alone may not tell them apart.
+            from companion.table.inference import position_key
+            truth = position_key(pos)
             pick = next((i for i, c in enumerate(q.choices)
-                         if self._board_after(c["moves"]) == truth_board), None)
+                         if self._position_after(c["moves"]) == truth), None)
             if pick is not None:
                 s.answer(q.id, pick)
                 ok = self._wait_events(ev.seq, 2.0)
@@ -294,15 +298,16 @@ class SimulatedTable:
                 raise SimulationAborted(f"the companion's game and the simulated players' game differ at move "
                                         f"{len(s.game.events) + 1} ({v.message}); the simulated players stop here")
 
-    def _board_after(self, moves: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def _position_after(self, moves: list[dict[str, Any]]) -> str | None:
         from companion.rules import IllegalMove, apply
+        from companion.table.inference import position_key
         p = self.session.position
         try:
             for m in moves:
                 p = apply(p, m, self.edition).position
         except IllegalMove:
             return None
-        return p.to_json()["board"]
+        return position_key(p)
 
     def _inject_illegal(self, before: Position) -> None:
         """Place a hand tile where the rules forbid it, wait to be told, take it back."""

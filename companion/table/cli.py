@@ -301,17 +301,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             return 2
         print(json.dumps({"inputs": n, "events": len(session.game.events), "result": session.position.result}))
         return 0
-    session.set_status("camera", "ok", source.name)
+    session.set_status("camera", "starting", f"waiting for the first frame from {source.name}")
     srv = _web(session, args, pin)
     if srv is not None:
         print(f"(PIN {pin_note})")
     bag = _bag_reader(args, live)
-    live.run(source, bag)
+    status = live.run(source, bag)
     if recorder is not None:
         recorder.close()
     if srv is not None:
         srv.shutdown()
-    return 0
+    return status
 
 
 def _check_history(initial, config, history, folder) -> None:
@@ -423,11 +423,19 @@ def _board_reader(args: argparse.Namespace):
 
 def _camera(args: argparse.Namespace):
     from companion.table.sources import SourceError, open_camera
+    settings = getattr(args, "camera_settings", None)
+    if settings is None and args.profile:
+        from companion.table.camera_controls import settings_beside
+        settings = settings_beside(args.profile)
     try:
-        return open_camera(args.camera)
+        source = open_camera(args.camera, settings_path=settings)
     except SourceError as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return None
+    locked = getattr(source, "settings", None) or getattr(source, "locked", None)
+    if locked is not None:
+        print(locked.describe())
+    return source
 
 
 def _bag_reader(args: argparse.Namespace, live):
@@ -496,4 +504,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
     p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")
+    p.add_argument("--camera-settings", default=None,
+                   help="locked exposure/gain/white balance/focus (default: camera-settings.json beside --profile; "
+                        "written on the first start)")
     p.set_defaults(func=cmd_run)

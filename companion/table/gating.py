@@ -24,8 +24,10 @@ def _small(image: np.ndarray) -> np.ndarray:
 
 
 class StillnessGate:
-    """Feed every frame with its time stamp (ms); :meth:`feed` returns ``True`` for the one
-    frame at which the board has been still for ``still_ms``.
+    """Feed every frame with its time stamp (ms; the sensor's capture time where the camera
+    gives one); :meth:`feed` returns ``True`` for the one frame at which the board has been
+    still for ``still_ms``.  A frame of another size than the previous one, or a time stamp
+    earlier than the previous one, starts the gate over (nothing is compared across them).
 
     ``pixel_delta``: grey-level change (0-255) that counts as changed.  ``motion_fraction``:
     share of changed pixels that counts as motion.  ``hand_fraction``: largest blob (share of
@@ -42,6 +44,7 @@ class StillnessGate:
         self._last_read: np.ndarray | None = None
         self._still_since: float | None = None
         self._fired = False
+        self._t_ms = float("-inf")
         self.motion = False
 
     @property
@@ -55,7 +58,11 @@ class StillnessGate:
     def feed(self, image: np.ndarray, t_ms: float) -> bool:
         """Whether this frame should be read (see the class docstring)."""
         small = _small(image)
-        if self._prev is None or self._prev.shape != small.shape:
+        if self._prev is not None and (self._prev.shape != small.shape or t_ms < self._t_ms):
+            # Another frame size (a camera reopened) or a clock that went back: start over.
+            self.reset()
+        self._t_ms = t_ms
+        if self._prev is None:
             self._prev = small
             self._still_since = t_ms
             self._fired = False
@@ -88,3 +95,4 @@ class StillnessGate:
         self._prev = None
         self._last_read = None
         self._fired = False
+        self._t_ms = float("-inf")

@@ -15,6 +15,7 @@ slot.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,12 @@ class View:
 
     spaces: dict[Hex, tuple]
     meeples: dict[str, Hex | None]
+
+    def mismatches(self, other: "View") -> int:
+        """How many things differ: spaces whose content differs plus meeples elsewhere (a
+        finer measure than :meth:`diff`, where a tile and a meeple on one space count once)."""
+        n = sum(self.spaces.get(h) != other.spaces.get(h) for h in self.spaces.keys() | other.spaces.keys())
+        return n + sum(self.meeples.get(c) != other.meeples.get(c) for c in self.meeples.keys() | other.meeples.keys())
 
     def diff(self, other: "View") -> set[Hex]:
         """Spaces whose content or meeple differs."""
@@ -96,11 +103,28 @@ def apply_corrections(view: View, corrections: dict[Hex, dict[str, Any] | None])
 
 @dataclass
 class Explanation:
-    """The outcome of :func:`explain`: ``matches`` lists move sequences whose result equals
-    the reading (with their resulting positions), ``diff`` the differing spaces."""
+    """The outcome of :func:`explain`.
+
+    ``diff``: the spaces where the reading differs from the committed position.  ``matches``:
+    the move sequences whose result looks exactly like the reading, one per distinct resulting
+    position (board, hands, nutrients, cards, spores, turn state), each with that position.
+    Sequences that reach the same position in another order are kept in ``orders`` (same index
+    as ``matches``) so the table loop can tell "which happened?" from "in which order?".
+    """
 
     diff: set[Hex]
     matches: list[tuple[list[dict[str, Any]], Position]] = field(default_factory=list)
+    orders: list[list[list[dict[str, Any]]]] = field(default_factory=list)
+
+
+def position_key(pos: Position) -> str:
+    """A canonical text of the whole position (two positions the rules cannot tell apart give
+    the same key): the turn's taken actions are a set to the rules, so their order is dropped."""
+    doc = pos.to_json()
+    turn = doc.get("turn")
+    if isinstance(turn, dict) and isinstance(turn.get("taken"), list):
+        doc["turn"] = dict(turn, taken=sorted(turn["taken"]))
+    return json.dumps(doc, sort_keys=True)
 
 
 def _hx(h: Hex) -> list[int]:
@@ -143,11 +167,25 @@ def candidate_moves(pos: Position, edition: Edition, diff: set[Hex]) -> list[dic
     return out
 
 
-def explain(pos: Position, edition: Edition, observed: View, max_depth: int = 2) -> Explanation:
-    """Search sequences of up to ``max_depth`` legal moves turning ``pos`` into ``observed``.
+MAX_DEPTH = 3
+"""Moves looked for in one still period: a turn has one placement, one meeple move and one
+removal (rulebook 4), so three cover everything one player can do before the board is still."""
+BEAM = 48
+"""Partial sequences kept per depth, the closest to the reading first."""
 
-    Depth 2 covers two changes seen in one still period (a meeple moved, then a tile placed
-    from there).  Results are de-duplicated by the position they lead to.
+
+def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MAX_DEPTH, beam: int = BEAM) -> Explanation:
+    """Search every sequence of up to ``max_depth`` legal moves turning ``pos`` into ``observed``.
+
+    A step is kept when it brings the board closer to the reading, or when it only changes
+    spaces that already differ and a later action of the turn could change them again: that
+    is how a hidden effect is reached (a rock put on a tile,
+    then removed with Lichens, leaves the same empty space as one Mycophages removal, but the
+    hand and the nutrients differ).  The search does not stop at the first depth with a
+    match: every sequence that explains the reading is collected, grouped by the whole
+    position it leads to (:func:`position_key`), so the caller can ask the table when they
+    differ in what the camera cannot see.  Raises nothing; an empty ``matches`` means no legal
+    sequence explains the reading.
     """
     expected = view_of_position(pos)
     diff = expected.diff(observed)
@@ -155,28 +193,57 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = 2)
     if not diff:
         return ex
     # Each entry: moves so far, the position they lead to, the spaces still differing.
-    frontier: list[tuple[list[dict[str, Any]], Position, set[Hex]]] = [([], pos, diff)]
-    found: dict[str, tuple[list[dict[str, Any]], Position]] = {}
+    # Each entry: moves so far, the position they lead to, the spaces still differing and how
+    # many things still differ.
+    frontier: list[tuple[list[dict[str, Any]], Position, set[Hex], int]] = [([], pos, diff, expected.mismatches(observed))]
+    found: dict[str, int] = {}
+    visited = {position_key(pos)}
     for _depth in range(max_depth):
         nxt = []
-        for seq, p, p_diff in frontier:
+        for seq, p, p_diff, p_miss in frontier:
             for mv in candidate_moves(p, edition, p_diff):
                 try:
                     q = apply(p, mv, edition).position
                 except IllegalMove:
                     continue
-                left = view_of_position(q).diff(observed)
+                view = view_of_position(q)
+                left = view.diff(observed)
                 if not left:
-                    key = repr(sorted(q.to_json()["board"].items()))
-                    found.setdefault(key, (seq + [mv], q))
-                elif len(left) < len(p_diff):
-                    nxt.append((seq + [mv], q, left))
-        if found:
+                    key = position_key(q)
+                    if key in found:
+                        ex.orders[found[key]].append(seq + [mv])
+                    else:
+                        found[key] = len(ex.matches)
+                        ex.matches.append((seq + [mv], q))
+                        ex.orders.append([seq + [mv]])
+                    continue
+                miss = view.mismatches(observed)
+                if not (miss < p_miss or (left <= p_diff and _can_be_undone_later(mv, q, observed))):
+                    continue
+                key = position_key(q)      # only for kept steps: the key costs a JSON dump
+                if key in visited:
+                    continue
+                visited.add(key)
+                nxt.append((seq + [mv], q, left, miss))
+        nxt.sort(key=lambda item: item[3])
+        frontier = nxt[:beam]
+        if not frontier:
             break
-        nxt.sort(key=lambda item: len(item[2]))
-        frontier = nxt[:12]
-    ex.matches = list(found.values())
     return ex
+
+
+def _can_be_undone_later(mv: dict[str, Any], q: Position, observed: View) -> bool:
+    """Whether a step that brings the board no closer to the reading can still be part of an
+    explanation: a space changes twice in one turn only by a piece put down and then removed
+    (the space then ends empty), or a piece removed and then a tile put there (the space ends
+    with a tile); rulebook 4: each action once per turn."""
+    at = mv.get("at")
+    now = observed.spaces.get(Hex(*at)) if at is not None else None
+    if mv["action"] in ("place", "rock"):
+        return "remove" not in q.taken and (now is None or now[0] == "substrate")
+    if mv["action"] == "remove":
+        return "place" not in q.taken and now is not None and now[0] == "tile"
+    return False
 
 
 def attempted_move(pos: Position, edition: Edition, observed: View) -> dict[str, Any] | None:

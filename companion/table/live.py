@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -27,12 +27,47 @@ from companion import tiles as tilecodes
 from companion.table.gating import StillnessGate
 from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board
 from companion.table.session import TableSession
-from companion.table.sources import Frame, FrameSource, StallWatchdog
+from companion.table.sources import GIVE_UP_S, STALL_S, CameraFailed, Frame, FrameSource, StallWatchdog
 from companion.tilebag import TileLedger, draw_move
 
 PENDING_S = 5.0
 """How long a reader input that is not yet legal (a draw before the placement was seen) waits."""
+READER_STATUS = {"BoardNotFoundError": "no board", "UnreadableImageError": "unreadable frame"}
+"""The camera status word shown for each kind of reader error (others: ``unreadable``)."""
+MAX_FRAME_ERRORS = 50
+"""Frames in a row that may fail in the loop before the companion stops and says why."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
+
+
+def hidden_differences(before, after, others) -> str:
+    """What ``after`` leaves that the camera cannot see and that differs between the candidate
+    positions ``others``, in words: per player the tiles played from the hand, the nutrients,
+    the cards; then the actions left this turn ("blue: plays a rock, nutrients 3 -> 1").
+    Empty when nothing hidden differs."""
+    def doc(p):
+        return {c: (sorted(p.hands.get(c, [])), sum(p.nutrients.get(c, {}).values()), dict(p.nutrients.get(c, {})),
+                    sorted(p.cards.get(c, []))) for c in p.colors}
+    docs, mine, old = [doc(o) for o in others], doc(after), doc(before)
+    out = []
+    for c in after.colors:
+        bits = []
+        if any(d[c][0] != mine[c][0] for d in docs):
+            gone = ["a rock" if t == tilecodes.ROCK else t for t in (Counter(old[c][0]) - Counter(mine[c][0])).elements()]
+            bits.append("plays " + ", ".join(gone) if gone else "plays no tile")
+        if any(d[c][2] != mine[c][2] for d in docs):
+            bits.append(f"nutrients {old[c][1]} -> {mine[c][1]}"
+                        + ("" if any(d[c][1] != mine[c][1] for d in docs) else f" ({_cubes(mine[c][2])})"))
+        if any(d[c][3] != mine[c][3] for d in docs):
+            bits.append(f"cards {len(old[c][3])} -> {len(mine[c][3])}")
+        if bits:
+            out.append(f"{c}: " + ", ".join(bits))
+    if {tuple(sorted(o.taken)) for o in others} != {tuple(sorted(after.taken))}:
+        out.append("done this turn: " + (", ".join(sorted(after.taken)) or "nothing"))
+    return "; ".join(out)
+
+
+def _cubes(held: dict[str, int]) -> str:
+    return ", ".join(f"{n} {c}" for c, n in sorted(held.items()) if n) or "none"
 
 
 def drawing_player(pos) -> str:
@@ -56,7 +91,7 @@ class LiveTable:
         self.recorder = recorder
         self.clock = clock
         self.pending: deque[tuple[float, dict[str, Any]]] = deque()
-        self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "held_low_confidence": 0, "questions": 0,
+        self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0}
         self.commit_latencies_ms: list[float] = []
         self._last_attempt: dict[str, Any] | None = None
@@ -67,6 +102,15 @@ class LiveTable:
         """Where each tag is; a read of a tag that is not in the bag is no draw (issue 11)."""
         self._recheck = False
         self._committed = None  # the last reading that matched the game: the next read starts from it
+        self._frame_shape: tuple[int, int] | None = None
+        self._asked: str | None = None
+        self.stopped_because: str | None = None
+        """Why the camera loop stopped, when it was not the end of the frames or a stop asked for."""
+        self.frame_errors = 0
+        self.stall_s = STALL_S
+        """Seconds without a frame after which the camera is reopened."""
+        self.give_up_s = GIVE_UP_S
+        """Seconds of reopening without a frame after which the loop stops and says why."""
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
@@ -85,10 +129,14 @@ class LiveTable:
 
     # --- camera -------------------------------------------------------------------------
     def on_frame(self, frame: Frame) -> bool:
-        """Process one frame; returns ``True`` when it was read (the board had been still)."""
+        """Process one frame; returns ``True`` when it was read (the board had been still).
+
+        A frame of another size than the last one is reported and starts the gate and the
+        reader over; raises ``ValueError`` for something that is not an image."""
         self.stats["frames"] += 1
         if self.recorder is not None:
             self.recorder.frame(frame)
+        self._check_size(frame.image)
         if not self.gate.feed(frame.image, frame.t_ms):
             if self._recheck and not self.gate.motion and self.gate.has_read:
                 self._recheck = False
@@ -113,8 +161,17 @@ class LiveTable:
         try:
             reading = self.reader.read(frame.image, hand=self._hand_codes() or None, previous=self._committed)
         except VisionError as e:
+            # Nothing is guessed from a frame the reader refuses; the sentence says what to fix.
             self.stats["read_errors"] += 1
-            s.set_status("camera", "no board", str(e))
+            s.set_status("camera", READER_STATUS.get(type(e).__name__, "unreadable"), str(e))
+            return
+        except Exception as e:  # a reader failure must not end the loop, nor pass unheard
+            self.stats["read_errors"] += 1
+            reset = getattr(self._reader, "reset", None)
+            if callable(reset):
+                reset()
+            s.set_status("camera", "reader error", f"the board reader failed on this frame ({type(e).__name__}: {e}); "
+                                                   "the next still frame is read afresh")
             return
         self.stats["reads"] += 1
         self.stats["last_read_ms"] = (time.perf_counter() - t0) * 1000
@@ -143,6 +200,7 @@ class LiveTable:
             if len(ex.matches) == 1:
                 seq, _ = ex.matches[0]
                 n0 = len(s.game.events)
+                self._withdraw_question()
                 for mv in seq:
                     s.submit(mv, source="camera")
                 if len(s.game.events) > n0:
@@ -154,7 +212,7 @@ class LiveTable:
                 self._retry_pending()
                 return
             if len(ex.matches) > 1:
-                self._ask(ex.matches)
+                self._ask(ex)
                 return
             attempt = attempted_move(pos, s.edition, observed)
             if attempt is not None and not s.game.check(attempt).legal:
@@ -168,19 +226,36 @@ class LiveTable:
                                        "message": "The board differs from the game at " + ", ".join(labels)
                                        + "; put the pieces back or fix the spaces on the dashboard."})
 
-    def _ask(self, matches) -> None:
+    def _withdraw_question(self) -> None:
+        # A later still board that only one sequence explains settles an open question of
+        # the camera's (a tile placed after "rock then removal?" rules the rock out).
+        s = self.session
+        q = s.question
+        if q is not None and q.id == self._asked:
+            s.question = None
+            s.bus.publish("answered", {"id": q.id, "choice": None, "why": "the board that followed settled it"})
+        self._asked = None
+
+    def _ask(self, ex) -> None:
+        """Ask the table which of several explanations happened: each choice names its moves
+        (each described on the board it was made on) and what it leaves that the camera cannot
+        see (hands, nutrients, cards, spores, turn)."""
         s = self.session
         if s.question is not None:
             return
         self.stats["questions"] += 1
-        from companion.rules import _describe, Board
         from companion.moves import parse_move
+        from companion.rules import Board, _describe, apply
         choices = []
-        for seq, _ in matches:
-            b = Board(s.position, s.edition)
-            label = "; ".join(_describe(b, parse_move(mv)) for mv in seq)
+        for seq, after in ex.matches:
+            p, parts = s.position, []
+            for mv in seq:
+                parts.append(_describe(Board(p, s.edition), parse_move(mv)))
+                p = apply(p, mv, s.edition).position
+            hidden = hidden_differences(s.position, after, [m for _, m in ex.matches])
+            label = "; then ".join(parts) + (f" ({hidden})" if hidden else "")
             choices.append({"label": label, "moves": seq})
-        s.ask("Two readings fit what the camera sees. Which move was made?", choices)
+        self._asked = s.ask("The camera sees the same board after each of these; which happened?", choices).id
 
     # --- tile bag -----------------------------------------------------------------------
     def on_reader_event(self, ev: dict[str, Any]) -> None:
@@ -282,23 +357,83 @@ class LiveTable:
             pass  # a reader without LED or buzzer (RDM6300, PN532)
 
     # --- threads ---------------------------------------------------------------------------
+    def camera_problem(self, status: str, detail: str) -> None:
+        """Report a camera problem (or its end) on the terminal and the dashboard (the status
+        chip, and the sentence under the top bar)."""
+        self.session.set_status("camera", status, detail)
+
+    def restart_vision(self) -> None:
+        """Forget frame history after the camera was reopened or changed size: the gate starts
+        over, the reader drops what it kept of earlier frames, and the board is compared again
+        once still."""
+        self.gate.reset()
+        self._frame_shape = None
+        reset = getattr(self._reader, "reset", None)
+        if callable(reset):
+            reset()
+        self._recheck = True
+
+    def _check_size(self, image) -> None:
+        shape = image.shape[:2] if getattr(image, "ndim", 0) >= 2 else None
+        if shape is None:
+            raise ValueError(f"the camera gave no image (an array of shape {getattr(image, 'shape', None)})")
+        if self._frame_shape is not None and shape != self._frame_shape:
+            old = self._frame_shape
+            self.restart_vision()
+            self.camera_problem("resized", f"frames changed size from {old[1]}x{old[0]} to {shape[1]}x{shape[0]} px; "
+                                           "the stillness gate and the board reader start over")
+        self._frame_shape = shape
+
     def camera_loop(self, source: FrameSource) -> None:
-        """Read frames until :meth:`stop` or the end of a replay."""
-        dog = StallWatchdog(source, lambda st, d: self.session.set_status("camera", st, d))
-        while not self._stop.is_set():
-            f = dog.read(0.5)
-            if f is not None:
-                self.on_frame(f)
-            elif source.finished:
-                break
-            self.tick()
+        """Read frames until :meth:`stop` or the end of a replay.
+
+        Nothing here stops the loop but the end of the frames or a camera that cannot be
+        brought back: an error from the source or a stall reopens it, an error while handling
+        a frame is reported and the gate and reader start over.  The reason the loop ended is
+        in :attr:`stopped_because` (``None`` for the normal end of a folder or a replay).
+        """
+        dog = StallWatchdog(source, self.camera_problem, stall_s=self.stall_s, on_restart=self.restart_vision,
+                            give_up_s=self.give_up_s)
+        handling_errors = 0
+        try:
+            while not self._stop.is_set():
+                f = dog.read(0.5)
+                if f is not None:
+                    try:
+                        self.on_frame(f)
+                        handling_errors = 0
+                    except Exception as e:   # a bug or a frame no part of the loop expected
+                        handling_errors += 1
+                        self.stats["frame_errors"] += 1
+                        self.restart_vision()
+                        self.camera_problem("error", f"a frame could not be handled ({type(e).__name__}: {e}); "
+                                                     "starting over with the next frames")
+                        if handling_errors >= MAX_FRAME_ERRORS:
+                            raise CameraFailed(f"{handling_errors} frames in a row could not be handled; last: {e}") from e
+                elif dog.finished:
+                    self.frame_errors = dog.errors
+                    break
+                self.tick()
+        except CameraFailed as e:
+            self.stopped_because = f"camera: {e}"
+        except Exception as e:   # the loop itself must never die unheard
+            self.stopped_because = f"camera loop: {type(e).__name__}: {e}"
+        finally:
+            dog.close()
+            self.frame_errors = dog.errors
+            if self.stopped_because:
+                self.camera_problem("failed", self.stopped_because)
 
     def stop(self) -> None:
         self._stop.set()
 
-    def run(self, source: FrameSource | None, bag_reader=None, until: Callable[[], bool] | None = None) -> None:
-        """Run the camera thread (and the bag reader's own thread) until Ctrl-C, :meth:`stop`
-        or ``until()``; then shut everything down."""
+    def run(self, source: FrameSource | None, bag_reader=None, until: Callable[[], bool] | None = None) -> int:
+        """Run the camera thread (and the bag reader's own thread) until Ctrl-C, :meth:`stop`,
+        ``until()`` or the end of the frames; then shut everything down.
+
+        Returns the exit status: 0, or 1 when the camera loop had to stop (the reason is
+        printed and kept in :attr:`stopped_because`).
+        """
         self.bag_reader = bag_reader
         threads = []
         if source is not None:
@@ -316,7 +451,20 @@ class LiveTable:
             self.stop()
             for t in threads:
                 t.join(2)
+                if t.is_alive() and not self.stopped_because:
+                    self.stopped_because = "the camera thread did not stop within 2 s"
             if bag_reader is not None:
                 bag_reader.stop()
             if source is not None:
-                source.close()
+                # A driver that hangs on close must not keep the companion from stopping.
+                closer = threading.Thread(target=source.close, name="camera-close", daemon=True)
+                closer.start()
+                closer.join(2)
+        if self.stopped_because:
+            print(f"mycelium-companion: stopped: {self.stopped_because} (the game log is kept; "
+                  "continue with 'run --resume')", file=sys.stderr)
+            return 1
+        if source is not None and source.finished:
+            bad = f", {self.frame_errors} could not be read" if self.frame_errors else ""
+            print(f"The frames of {source.name} are over ({self.stats['frames']} frames{bad}).", file=sys.stderr)
+        return 0

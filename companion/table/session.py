@@ -66,6 +66,7 @@ class TableSession:
         self.illegal: dict[str, Any] | None = None
         self.question: Question | None = None
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
+        self.status_detail: dict[str, str] = {}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
         """Called with every table input from the dashboard, as ``{"input": kind, ...}`` (the
@@ -222,10 +223,13 @@ class TableSession:
                                             "text": fix["text"], "after": fix["after"]})
 
     def set_status(self, device: str, status: str, detail: str = "") -> None:
-        """Camera or reader status change (``ok``, ``stalled``, ``connected``...), announced."""
+        """Camera or reader status change (``ok``, ``stalled``, ``connected``...), announced;
+        a new sentence about a problem is announced even when the status word stays."""
         with self.lock:
-            if self.status.get(device) != status:
+            problem = status not in ("ok", "connected") and self.status_detail.get(device) != detail
+            if self.status.get(device) != status or problem:
                 self.status[device] = status
+                self.status_detail[device] = detail
                 self.bus.publish("status", {"device": device, "status": status, "detail": detail})
 
     def new_game(self, config: GameConfig, log: EventLog | None, seed: int | None = None) -> None:
@@ -273,6 +277,7 @@ class TableSession:
                 "corrections": [{"at": [h.q, h.r], "content": c} for h, c in self.corrections.items()],
                 "fixes": list(game.fixes[-log_tail:]),
                 "status": dict(self.status),
+                "status_detail": dict(self.status_detail),
             }
         out = self._compute_state(game, seq, snap)
         with self.lock:
@@ -313,6 +318,7 @@ class TableSession:
             "corrections": snap["corrections"],
             "fixes": [{"after": f["after"], "text": f["text"], "at": f["at"]} for f in snap["fixes"]],
             "status": snap["status"],
+            "status_detail": snap["status_detail"],
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
         }

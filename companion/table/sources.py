@@ -8,23 +8,32 @@
 - :class:`QueueSource`: frames pushed by another thread (the simulated table).
 
 Every source yields :class:`Frame` objects from :meth:`FrameSource.read`, which returns
-``None`` when no frame came within the timeout.  :class:`StallWatchdog` reopens a source that
-has given nothing for 2 s and reports the stall.
+``None`` when no frame came within the timeout.  :class:`StallWatchdog` reads the source in its
+own capture thread, so a capture that never returns (the known Pi camera hang after long runs)
+is still noticed: after 2 s without a frame, or on any error from the source, it reports and
+reopens the source, and gives up (saying why) only when the camera cannot be reopened.
 """
 
 from __future__ import annotations
 
 import queue
+import threading
+from concurrent.futures import TimeoutError as FutureTimeout
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 STALL_S = 2.0
 """A source that yields no frame for this many seconds is reopened."""
+REOPEN_TIMEOUT_S = 10.0
+"""Closing and opening a camera that takes longer than this means its driver hangs."""
+GIVE_UP_S = 120.0
+"""Reopening that brings no frame for this many seconds stops the companion (with the reason)."""
 
 
 class SourceError(RuntimeError):
@@ -56,7 +65,14 @@ class FrameSource:
     def close(self) -> None:
         """Release the device (idempotent)."""
 
+    def reopen(self) -> None:
+        """Start over after an error or a stall: close, then open (raises :class:`SourceError`)."""
+        self.close()
+        self.open()
+
     finished = False
+    recovery = "reopening"
+    """What :meth:`reopen` does, in words for the status line."""
 
 
 def _now_ms() -> float:
@@ -65,13 +81,24 @@ def _now_ms() -> float:
 
 class OpenCVSource(FrameSource):
     """``cv2.VideoCapture`` on a webcam index (``0``) or a URL/path; ``size`` (w, h) px asks the
-    driver for a resolution."""
+    driver for a resolution.
 
-    def __init__(self, device: int | str, size: tuple[int, int] | None = (1920, 1080)):
+    A webcam (an index) gets its automatic exposure, white balance and focus locked at every
+    open (:func:`~companion.table.camera_controls.lock_opencv`), to ``settings`` when given;
+    :attr:`locked` holds what was locked and what the driver refused.  Frames carry the
+    driver's buffer time stamp (``CAP_PROP_POS_MSEC``) when it gives increasing ones, else the
+    host's monotonic clock.
+    """
+
+    def __init__(self, device: int | str, size: tuple[int, int] | None = (1920, 1080), settings=None):
         self.device = device
         self.size = size
+        self.settings = settings
+        self.locked = None
         self.name = f"opencv:{device}"
         self.cap: cv2.VideoCapture | None = None
+        self._last_stamp: float | None = None
+        self._driver_stamps = True
 
     def open(self) -> None:
         self.close()
@@ -81,7 +108,11 @@ class OpenCVSource(FrameSource):
         if self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
+        if isinstance(self.device, int):
+            from companion.table.camera_controls import lock_opencv
+            self.locked = lock_opencv(cap, self.settings)
         self.cap = cap
+        self._last_stamp, self._driver_stamps = None, True
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         if self.cap is None:
@@ -90,7 +121,16 @@ class OpenCVSource(FrameSource):
         if not ok or img is None:
             time.sleep(min(timeout, 0.05))
             return None
-        return Frame(img, _now_ms())
+        return Frame(img, self._stamp())
+
+    def _stamp(self) -> float:
+        # The driver's stamp is the capture time; the host's is when Python got the frame.
+        t = self.cap.get(cv2.CAP_PROP_POS_MSEC) if self._driver_stamps and self.cap is not None else 0.0
+        if self._driver_stamps and t > 0 and (self._last_stamp is None or t > self._last_stamp):
+            self._last_stamp = t
+            return t
+        self._driver_stamps = False
+        return _now_ms()
 
     def close(self) -> None:
         if self.cap is not None:
@@ -99,51 +139,106 @@ class OpenCVSource(FrameSource):
 
 
 class Picamera2Source(FrameSource):
-    """The Pi camera via ``picamera2``: a BGR888 stream of ``size`` (w, h) px.
+    """The Pi camera via ``picamera2``: a BGR888 stream of ``size`` (w, h) px with locked
+    exposure, gain, white balance and focus.
 
-    Raises :class:`SourceError` when ``picamera2`` is not installed (it is an optional
-    dependency: ``pip install .[pi]``) or no camera is attached.
+    At open: with ``settings`` (a :class:`~companion.table.camera_controls.CameraSettings`)
+    those controls are set; without, the automatic controls settle and are then locked, and
+    the result is written to ``settings_path`` when given (so the next start applies the same).
+    :attr:`settings` holds what is locked.
+
+    :meth:`read` honours its timeout: the capture is asked for without waiting and waited on
+    for ``timeout`` s; a request that comes late is released on the next read, every request
+    is released on every path.  Frames carry the sensor's time stamp (request metadata
+    ``SensorTimestamp``, ns) in ms.
+
+    ``camera_factory``: makes the ``Picamera2`` object (a fake in tests).  Raises
+    :class:`SourceError` when ``picamera2`` is not installed (an optional dependency:
+    ``pip install .[pi]``) or no camera is attached.
     """
 
     name = "picamera2"
 
-    def __init__(self, size: tuple[int, int] = (1920, 1080)):
+    def __init__(self, size: tuple[int, int] = (1920, 1080), settings=None, settings_path: str | Path | None = None,
+                 camera_factory: Callable[[], Any] | None = None, mapped_array=None):
         self.size = size
+        self.settings = settings
+        self.settings_path = settings_path
+        self._factory = camera_factory
+        self._mapped = mapped_array
         self.cam = None
+        self._job = None
 
     def open(self) -> None:
+        self.close()
+        factory, mapped = self._factory, self._mapped
+        if factory is None:
+            try:
+                from picamera2 import MappedArray, Picamera2  # type: ignore[import-not-found]
+            except ImportError:
+                raise SourceError("picamera2 is not installed; on the Pi: pip install '.[pi]' (or use --camera 0)") from None
+            factory, mapped = Picamera2, MappedArray
+        self._mapped = mapped
+        cam = None
         try:
-            from picamera2 import MappedArray, Picamera2  # type: ignore[import-not-found]
-        except ImportError:
-            raise SourceError("picamera2 is not installed; on the Pi: pip install '.[pi]' (or use --camera 0)") from None
-        self._mapped = MappedArray
-        try:
-            cam = Picamera2()
+            cam = factory()
             # "RGB888" in libcamera's naming is B, G, R byte order: what OpenCV calls BGR.
             cam.configure(cam.create_video_configuration(main={"size": self.size, "format": "RGB888"}))
             cam.start()
+            if self.settings is None:
+                from companion.table.camera_controls import settle_picamera2
+                self.settings = settle_picamera2(cam)
+                if self.settings_path is not None:
+                    self.settings.save(self.settings_path)
+            cam.set_controls(self.settings.picamera2_controls())
         except Exception as e:  # picamera2 raises RuntimeError/IndexError without a camera
+            if cam is not None:
+                _quietly(cam.close)
             raise SourceError(f"cannot start the Pi camera: {e}") from None
         self.cam = cam
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         if self.cam is None:
             return None
-        request = self.cam.capture_request()
+        if self._job is None:
+            self._job = self.cam.capture_request(wait=False)
         try:
+            request = self.cam.wait(self._job, timeout=timeout)
+        except (TimeoutError, FutureTimeout):
+            return None          # the same job is waited on again next time
+        self._job = None
+        try:
+            metadata = request.get_metadata()
             with self._mapped(request, "main") as m:
                 image = m.array.copy()  # the buffer goes back to the camera on release
         finally:
             request.release()
-        return Frame(image, _now_ms())
+        stamp = metadata.get("SensorTimestamp")
+        return Frame(image, stamp / 1e6 if stamp else _now_ms())
 
     def close(self) -> None:
-        if self.cam is not None:
+        cam, self.cam, job, self._job = self.cam, None, self._job, None
+        if cam is None:
+            return
+        if job is not None:
+            # A request that arrived after its read timed out still holds a buffer.
             try:
-                self.cam.stop()
-                self.cam.close()
-            finally:
-                self.cam = None
+                late = cam.wait(job, timeout=0)
+            except Exception:
+                late = None
+            if late is not None:
+                _quietly(late.release)
+        try:
+            cam.stop()
+        finally:
+            _quietly(cam.close)
+
+
+def _quietly(fn) -> None:
+    try:
+        fn()
+    except Exception:
+        pass
 
 
 class FolderSource(FrameSource):
@@ -185,11 +280,27 @@ class FolderSource(FrameSource):
             if self._i >= len(self._files):
                 self.finished = True
                 return None
-            img = cv2.imread(str(self._files[self._i]), cv2.IMREAD_COLOR)
+            path = self._files[self._i]
+            self._i += 1
+            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if img is None:
-                raise SourceError(f"{self._files[self._i]}: unreadable image")
+                raise SourceError(f"{path}: unreadable image; skipped")
+            return Frame(img, t)
         self._i += 1
         return Frame(img, t)
+
+    recovery = "going on with the next frame"
+
+    def reopen(self) -> None:
+        """Go on with the next file: a folder is not replayed from the start after an error."""
+        if self._cap is None and self._files:
+            return
+        i = self._i
+        self.close()
+        self.open()
+        for _ in range(i):
+            self._cap.grab()
+        self._i = i
 
     def close(self) -> None:
         if self._cap is not None:
@@ -220,49 +331,180 @@ class QueueSource(FrameSource):
         return f
 
 
-def open_camera(spec: str, size: tuple[int, int] = (1920, 1080)) -> FrameSource:
+def open_camera(spec: str, size: tuple[int, int] = (1920, 1080), settings_path: str | Path | None = None) -> FrameSource:
     """A source from the ``--camera`` argument: ``picamera2``, a webcam index (``0``), or a
-    path (folder of images, video file) or URL.  Raises :class:`SourceError`."""
+    path (folder of images, video file) or URL.
+
+    ``settings_path``: the locked camera settings (``camera-settings.json``); applied when the
+    file exists, written after the controls settle when it does not (Pi camera; a webcam
+    applies it when present).  Raises :class:`SourceError` (also for a damaged settings file).
+    """
+    from companion.table.camera_controls import CameraSettings, CameraSettingsError
+    settings = None
+    if settings_path is not None and Path(settings_path).is_file():
+        try:
+            settings = CameraSettings.load(settings_path)
+        except (OSError, CameraSettingsError) as e:
+            raise SourceError(f"camera settings: {e}") from None
     if spec == "picamera2":
-        src: FrameSource = Picamera2Source(size)
+        src: FrameSource = Picamera2Source(size, settings=settings, settings_path=settings_path)
     elif spec.isdigit():
-        src = OpenCVSource(int(spec), size)
+        src = OpenCVSource(int(spec), size, settings=settings)
     elif "://" in spec:
         src = OpenCVSource(spec, size)
     else:
         src = FolderSource(spec)
     src.open()
+    locked = getattr(src, "locked", None)
+    if locked is not None and settings is None and settings_path is not None:
+        try:
+            locked.save(settings_path)
+        except OSError as e:
+            src.close()
+            raise SourceError(f"camera settings: cannot write {settings_path} ({e.strerror})") from None
     return src
 
 
+class CameraFailed(RuntimeError):
+    """The camera could not be brought back after errors or stalls; the message says why."""
+
+
 class StallWatchdog:
-    """Wraps a source: after ``stall_s`` without a frame it reopens the source and calls
-    ``on_status("stalled" | "ok", detail)``."""
+    """Reads a source in its own capture thread, so the loop never waits on a capture that
+    does not return.
+
+    :meth:`read` gives the next frame (or ``None`` after ``timeout`` s).  After ``stall_s``
+    without a frame, or when the source raises, it calls ``on_status("stalled" | "error",
+    sentence)``, abandons the capture thread (a hung one cannot be interrupted), reopens the
+    source (:meth:`FrameSource.reopen`) and captures in a new thread; ``on_status("ok", ...)``
+    when frames come (the first time, and after each problem).  ``on_restart()`` is called
+    after every reopen (the loop resets its gate and reader).  When reopening has brought no frame for ``give_up_s`` s (time to
+    plug a cable back in) it raises :class:`CameraFailed`.  ``clock``: monotonic seconds.
+    """
 
     def __init__(self, source: FrameSource, on_status: Callable[[str, str], None], stall_s: float = STALL_S,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, on_restart: Callable[[], None] | None = None,
+                 give_up_s: float = GIVE_UP_S):
         self.source = source
         self.on_status = on_status
+        self.on_restart = on_restart
         self.stall_s = stall_s
         self.clock = clock
+        self.give_up_s = give_up_s
+        self.reopen_timeout_s = REOPEN_TIMEOUT_S
+        self.failures = 0
+        self._failing_since: float | None = None
+        self.errors = 0
         self._last = clock()
-        self._stalled = False
+        self._bad = True          # "ok" is said only once frames come
+        self._gen = 0
+        self._q: "queue.Queue[tuple[int, str, Any]]" = queue.Queue(maxsize=2)
+        self._closed = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.source.finished
+
+    def _start(self) -> None:
+        self._gen += 1
+        self._thread = threading.Thread(target=self._capture, args=(self._gen,), name=f"capture-{self._gen}", daemon=True)
+        self._thread.start()
+
+    def _capture(self, gen: int) -> None:
+        while gen == self._gen and not self._closed.is_set():
+            try:
+                f = self.source.read(0.5)
+            except Exception as e:   # any failure of the device or driver is reported, not fatal
+                self._put(gen, "error", e)
+                return
+            if f is not None:
+                self._put(gen, "frame", f)
+            elif self.source.finished:
+                self._put(gen, "end", None)
+                return
+            else:
+                time.sleep(0.005)   # a source that returns at once without a frame is not spun on
+
+    def _put(self, gen: int, kind: str, item: Any) -> None:
+        # Frames are never dropped (a replay must see them all); a stale thread gives up.
+        while gen == self._gen and not self._closed.is_set():
+            try:
+                self._q.put((gen, kind, item), timeout=0.2)
+                return
+            except queue.Full:
+                continue
 
     def read(self, timeout: float = 0.5) -> Frame | None:
-        f = self.source.read(timeout)
+        """The next frame, or ``None``; raises :class:`CameraFailed` when the camera is gone."""
+        if self._thread is None:
+            self._start()
+        try:
+            gen, kind, item = self._q.get(timeout=timeout)
+        except queue.Empty:
+            gen, kind, item = self._gen, "timeout", None
+        if gen != self._gen:
+            return None                          # from a capture thread already abandoned
         now = self.clock()
-        if f is not None:
+        if kind == "frame":
             self._last = now
-            if self._stalled:
-                self._stalled = False
-                self.on_status("ok", "frames again")
-            return f
-        if not self.source.finished and now - self._last >= self.stall_s:
-            self._last = now
-            self._stalled = True
-            self.on_status("stalled", f"no frame for {self.stall_s:.0f} s; reopening {self.source.name}")
-            try:
-                self.source.open()
-            except SourceError as e:
-                self.on_status("stalled", str(e))
+            self.failures = 0
+            self._failing_since = None
+            if self._bad:
+                self._bad = False
+                self.on_status("ok", f"frames from {self.source.name}")
+            return item
+        if kind == "end":
+            return None
+        if kind == "error":
+            self.errors += 1
+            self._restart("error", f"{self.source.name}: {item}")
+        elif not self.source.finished and now - self._last >= self.stall_s:
+            self._restart("stalled", f"no frame for {now - self._last:.1f} s from {self.source.name}")
         return None
+
+    def _restart(self, status: str, why: str) -> None:
+        self._bad = True
+        now = self._last = self.clock()
+        self._gen += 1                            # the old capture thread stops (or is left hanging)
+        self.failures += 1
+        if self._failing_since is None:
+            self._failing_since = now
+        elif now - self._failing_since >= self.give_up_s:
+            raise CameraFailed(f"{why}; the camera did not come back in {now - self._failing_since:.0f} s "
+                               f"({self.failures} attempts)")
+        self.on_status(status, f"{why}; {self.source.recovery}" + (f" (attempt {self.failures})" if self.failures > 1 else ""))
+        problem = self._reopen()
+        if problem:
+            self.on_status(status, problem)
+        if self.on_restart is not None:
+            self.on_restart()
+        self._start()
+
+    def _reopen(self) -> str | None:
+        """Reopen the source in a helper thread: a driver that hangs on close must not hang
+        the loop.  Returns a sentence when reopening failed; raises :class:`CameraFailed` when
+        it did not finish within ``reopen_timeout_s``."""
+        outcome: list[str | None] = []
+
+        def work() -> None:
+            try:
+                self.source.reopen()
+                outcome.append(None)
+            except SourceError as e:
+                outcome.append(str(e))
+            except Exception as e:
+                outcome.append(f"reopening {self.source.name} failed: {type(e).__name__}: {e}")
+
+        t = threading.Thread(target=work, name="camera-reopen", daemon=True)
+        t.start()
+        t.join(self.reopen_timeout_s)
+        if t.is_alive():
+            raise CameraFailed(f"reopening {self.source.name} did not finish in {self.reopen_timeout_s:.0f} s: "
+                               "the camera driver hangs; restart the companion")
+        return outcome[0] if outcome else None
+
+    def close(self) -> None:
+        """Stop capturing (the source itself is closed by its owner)."""
+        self._closed.set()
+        self._gen += 1

@@ -97,3 +97,34 @@ def test_stalled_camera_is_reopened_and_reported():
     assert src.opened == 1 and statuses == ["stalled"]
     src.frames.append(Frame(board_image(), 0))
     assert dog.read() is not None and statuses == ["stalled", "ok"]
+
+
+def test_a_frame_of_another_size_starts_the_gate_over():
+    gate = StillnessGate(still_ms=300)
+    a = board_image()
+    assert [gate.feed(a, t) for t in range(0, 500, 100)].count(True) == 1
+    b = cv2.resize(board_image(shift=1), (480, 360))        # a webcam reopened at 4:3
+    fired = [gate.feed(b, 500 + 100 * i) for i in range(6)]
+    assert fired.count(True) == 1 and fired.index(True) == 3
+
+
+def test_a_clock_that_goes_back_starts_the_gate_over():
+    gate = StillnessGate(still_ms=300)
+    a = board_image()
+    for t in range(0, 500, 100):
+        gate.feed(a, t + 50_000)
+    fired = [gate.feed(board_image(shift=1), 100 * i) for i in range(6)]   # a reopened sensor counts from 0
+    assert fired.count(True) == 1 and fired.index(True) == 3
+
+
+def test_an_unreadable_file_is_skipped_with_its_name(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), board_image())
+    (tmp_path / "b.png").write_bytes(b"not an image")
+    cv2.imwrite(str(tmp_path / "c.png"), board_image(shift=1))
+    src = FolderSource(tmp_path)
+    src.open()
+    assert src.read() is not None
+    with pytest.raises(SourceError, match="b.png: unreadable image; skipped"):
+        src.read()
+    src.reopen()
+    assert src.read().t_ms == 200 and src.read() is None and src.finished

@@ -317,3 +317,16 @@ def test_replay_says_so_and_shows_that_positions_players(browser, live):
     assert [h.get_attribute("aria-label") for h in hand.all()] == list(live_hand)
     assert errors == []
     page.close()
+
+
+def test_a_camera_problem_is_said_in_words_under_the_top_bar(browser, live):
+    session, srv, driver = live
+    page, errors = open_page(browser, srv.local_url)
+    session.set_status("camera", "stalled", "no frame for 2.0 s from picamera2; reopening")
+    page.wait_for_selector("#device-banner:not([hidden])", timeout=5000)
+    assert "Camera: no frame for 2.0 s from picamera2; reopening" in page.locator("#device-banner").inner_text()
+    assert "stalled" in page.locator("#devices").inner_text()
+    session.set_status("camera", "ok", "frames from picamera2")
+    page.wait_for_selector("#device-banner", state="hidden", timeout=5000)
+    assert errors == []
+    page.close()

@@ -297,7 +297,12 @@
     badge.hidden = !replay;
     badge.textContent = replay ? `REPLAY · move ${replay.seq} of ${replay.of} · not live` : "";
     const st = S.status || {};
-    $("#devices").replaceChildren(...["camera", "reader"].map(d => h("span", { class: "dev " + (st[d] === "ok" || st[d] === "connected" ? "ok" : st[d] === "none" ? "none" : "bad"), title: d }, `${cap(d)}: ${st[d] || "none"}`)));
+    const detail = S.status_detail || {};
+    $("#devices").replaceChildren(...["camera", "reader"].map(d => h("span", { class: "dev " + (st[d] === "ok" || st[d] === "connected" ? "ok" : st[d] === "none" ? "none" : "bad"), title: detail[d] || d }, `${cap(d)}: ${st[d] || "none"}`)));
+    // a camera or reader problem is said in words, not only as a red chip
+    const bad = ["camera", "reader"].filter(d => st[d] && !["ok", "connected", "none"].includes(st[d]) && detail[d]);
+    const db = $("#device-banner");
+    if (db) { db.textContent = bad.map(d => `${cap(d)}: ${detail[d]}`).join(" · "); db.hidden = !bad.length; }
   }
 
   /** The last move in words ("Blue places a pink-yellow tile at F8") with a small picture of
