@@ -1,4 +1,4 @@
-"""The rules-core subcommands of ``mycelium-companion``: check-move, legal-moves, afford,
+"""The rules-core subcommands of ``mycelium-companion``: check-move, apply-move, legal-moves, afford,
 selfplay, show and export."""
 
 from __future__ import annotations
@@ -82,6 +82,28 @@ def cmd_check_move(args: argparse.Namespace) -> int:
     pos = load_position(args.position)
     move = load_move(args.move)
     print(json.dumps(check(pos, move, _edition_for(pos)).to_json()))
+    return 0
+
+
+@_guard
+def cmd_apply_move(args: argparse.Namespace) -> int:
+    """Play one move: the new position, the notes in words and any choice left to a player.
+
+    Exit 0 when played, 1 when the rules refuse the move (reason on stdout and stderr)."""
+    from companion.rules import IllegalMove, apply
+    pos = load_position(args.position)
+    move = load_move(args.move)
+    try:
+        out = apply(pos, move, _edition_for(pos))
+    except IllegalMove as e:
+        print(json.dumps({"legal": False, "reason": e.reason, "message": e.message}))
+        print(f"mycelium-companion: illegal move ({e.reason}): {e.message}", file=sys.stderr)
+        return 1
+    doc = out.position.to_json()
+    if args.out:
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({"legal": True, "notes": out.notes, "choices": out.choices,
+                      "position": args.out or doc}))
     return 0
 
 
@@ -186,6 +208,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--position", required=True, metavar="P.json", help="position file ('-' for stdin)")
     p.add_argument("--move", required=True, metavar="M.json", help="move file")
     p.set_defaults(func=cmd_check_move)
+
+    p = sub.add_parser("apply-move", help="play one move: new position and notes in words (JSON out; exit 1 if illegal)")
+    p.add_argument("--position", required=True, metavar="P.json", help="position file ('-' for stdin)")
+    p.add_argument("--move", required=True, metavar="M.json", help="move file")
+    p.add_argument("--out", default=None, metavar="P2.json",
+                   help="also write the new position there (stdout then names the file instead of repeating it)")
+    p.set_defaults(func=cmd_apply_move)
 
     p = sub.add_parser("legal-moves", help="every legal move of the active player")
     p.add_argument("--position", required=True, metavar="P.json")

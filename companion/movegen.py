@@ -68,10 +68,9 @@ def meeple_moves(b: Board, player: str) -> list[dict[str, Any]]:
     out = []
     taken = {h for c, h in pos.meeples.items() if c != player and h is not None}
     for color in tilecodes.COLORS.values():
-        starts = b.meeple_starts(player, color)
-        if not starts:
+        dests = {n[0] for n in b.meeple_reach(player, color)}
+        if not dests:
             continue
-        dests = {n[0] for n in b.graph.walk(starts, color, frozenset(), frozenset([player]))}
         for h in sorted(dests - taken - {meeple}):
             out.append({"player": player, "action": "move", "to": _hx(h), "color": color})
     return out

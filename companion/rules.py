@@ -49,6 +49,7 @@ REASONS: dict[str, str] = {
     "move_not_on_network": "the space is not on the chosen network from your meeple (4.b)",
     "move_onto_meeple": "you may pass other meeples but not stop on one (4.b)",
     "move_over_spore": "meeples cannot pass or stop on another player's spore (4.b II)",
+    "move_over_own_spore": "table rule: your own spore ends a move but is not crossed (4.b II)",
     "move_over_rock": "meeples cannot pass or stop on rocks (4.b III)",
     "move_over_tree": "meeples cannot pass or stop on trees (4.b IV)",
     "insufficient_nutrients": "not enough nutrients to pay",
@@ -122,6 +123,8 @@ class Outcome:
 
     position: Position
     notes: list[str] = field(default_factory=list)
+    choices: list[dict[str, Any]] = field(default_factory=list)
+    """Choices the move left open, filled with the default reading (see :func:`choices_needed`)."""
 
 
 # --- the context of one judgement --------------------------------------------------------
@@ -132,6 +135,32 @@ class Board:
     def __init__(self, pos: Position, edition: Edition | None = None):
         self.pos = pos
         self.edition = edition or load_edition(pos.edition)
+        self.choices: dict[str, list[str]] = {}
+        """Colours "of your choice" still to use, per player (from the move being applied)."""
+        self.asked: list[dict[str, Any]] = []
+        """Choices the move left open and the companion filled with the default reading."""
+
+    def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str) -> list[str]:
+        """Colours for ``n`` cubes of ``player``'s choice (5.b, 7.c): from the move's
+        ``choose`` for that player, else the allowed colour they hold fewest of (recorded in
+        :attr:`asked` so the table can be asked)."""
+        queue = self.choices.setdefault(player, [])
+        given = []
+        while queue and len(given) < n:
+            c = queue.pop(0)
+            if c in allowed:
+                given.append(c)
+        missing = n - len(given)
+        if missing > 0:
+            self.asked.append({"player": player, "kind": "gain", "count": missing, "colors": list(allowed), "why": why})
+        held = dict(self.pos.nutrients[player])
+        for c in given:
+            held[c] += 1
+        for _ in range(missing):
+            c = min(allowed, key=lambda k: (held[k], allowed.index(k)))
+            held[c] += 1
+            given.append(c)
+        return given
 
     @property
     def graph(self) -> MyceliumGraph:
@@ -180,24 +209,36 @@ class Board:
         own = frozenset([player])
         spore_reached = False
         spore = self.pos.spores.get(player)
+        joins = option(self.pos.options, "own_spore_joins_networks")
         for color in tilecodes.COLORS.values():
             starts = self.meeple_starts(player, color)
             if not starts:
                 continue
-            for (h, i) in self.graph.walk(starts, color, avoid, own):
+            for (h, i) in self.graph.walk(starts, color, avoid, own, bridge=joins):
                 if i == SPORE:
-                    spore_reached = True
+                    spore_reached = joins
                     continue
                 for e in tilecodes.parse(self.pos.tiles[h]).paths[i].edges:
                     n = h.neighbor(e)
                     if self.placeable(n):
                         out[n].add((opposite(e), color))
         if spore is not None and spore.at is not None and (spore_reached or self.pos.meeples.get(player) == spore.at):
+            # 4.a.1: a tile may connect "to the Spore token of the active player".
             for e in range(6):
                 n = spore.at.neighbor(e)
                 if self.placeable(n):
                     out[n].add((opposite(e), None))
         return out
+
+    def meeple_reach(self, player: str, color: str) -> set:
+        """Graph nodes the meeple can flow to along ``color`` (4.b): other meeples may be
+        passed, other spores neither passed nor entered; the player's own spore joins the
+        networks touching it unless the table rule ``own_spore_joins_networks`` is off."""
+        starts = self.meeple_starts(player, color)
+        if not starts:
+            return set()
+        joins = option(self.pos.options, "own_spore_joins_networks")
+        return self.graph.walk(starts, color, frozenset(), frozenset([player]), bridge=joins)
 
 
 def _connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> set[str]:
@@ -236,10 +277,24 @@ def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     new = pos.copy()
     out = Outcome(new, [_describe(board, m)])
     nb = Board(new, board.edition)
+    nb.choices = {p: list(c) for p, c in m.choices.items()}
     _APPLY[m.action](nb, m, out.notes)
     nb.invalidate()
     _after_move(nb, m, out.notes)  # changes cubes and missions only: the graph stays valid
+    out.choices = nb.asked
     return out
+
+
+def choices_needed(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> list[dict[str, Any]]:
+    """Whom the table must ask before ``move`` is committed, and what.
+
+    Each entry is ``{"player", "kind", "count", "colors", "why"}``: ``kind`` ``"gain"`` means
+    the player picks ``count`` cubes among ``colors`` (5.b, 7.c "of their choice"), ``"discard"``
+    that they return ``count`` cubes to get back to the cap (5).  Choices already named in the
+    move (``choose``, ``drop``) are not asked again.  Raises :class:`IllegalMove` like
+    :func:`apply`.
+    """
+    return apply(pos, move, edition).choices
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -427,9 +482,12 @@ def _v_move(b: Board, m: Move) -> None:
     starts = b.meeple_starts(m.player, color)
     if not starts:
         raise IllegalMove("move_not_on_network", f"Your meeple's space has no {color} mycelium to follow.")
-    reached = b.graph.walk(starts, color, frozenset(), frozenset([m.player]))
-    if any(n[0] == to for n in reached):
+    if any(n[0] == to for n in b.meeple_reach(m.player, color)):
         return
+    own = frozenset([m.player])
+    if any(n[0] == to for n in b.graph.walk(starts, color, frozenset(), own, bridge=True)):
+        raise IllegalMove("move_over_own_spore", f"The only {color} way to {b.label(to)} crosses your spore; "
+                          "table rule: your spore is an end point, not a bridge.")
     if _reachable_any_color(b, m.player, meeple, to):
         raise IllegalMove("move_changes_color", f"{b.label(to)} is reached only by changing colour; a move follows one {color} network.")
     everyone = frozenset(pos.spores)
@@ -570,8 +628,8 @@ def _v_give(b: Board, m: Move) -> None:
             raise IllegalMove("not_same_network", f"You and {target} are not on the same mycelium network.")
     if short:
         raise IllegalMove("insufficient_nutrients", f"You lack {_cubes(short)}.")
-    if pos.nutrient_total(target) + amount > ed.nutrient_cap:
-        raise IllegalMove("nutrient_cap", f"{target} would hold more than {ed.nutrient_cap} nutrients.")
+    if pos.nutrient_total(target) + amount > ed.nutrient_cap and option(pos.options, "refuse_gift_over_cap"):
+        raise IllegalMove("nutrient_cap", f"Table rule: {target} would hold more than {ed.nutrient_cap} nutrients.")
 
 
 def _share_network(b: Board, a: str, c: str) -> bool:
@@ -748,7 +806,6 @@ def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: l
     """Mycorrhizae (5.b): each green path of the new tile facing a tree forms one."""
     pos, ed = b.pos, b.edition
     tile = tilecodes.parse(placed)
-    choose = list(m.choose)
     ids = economy.tree_ids(pos, ed)
     for e, color in enumerate(tile.edge_color):
         tree_at = m.at.neighbor(e)
@@ -758,19 +815,23 @@ def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: l
             continue
         slots = pos.trees[tree_at]
         name = f"tree {ids.get(tree_at, '?')}"
+        if economy.markers_left(pos, m.player) <= 0:
+            # Components: 8 markers per colour; without a marker no mycorrhiza is formed.
+            notes.append(f"{m.player} has no mycorrhiza marker left ({economy.MARKERS_PER_COLOR} per colour): "
+                         f"no mycorrhiza with {name}")
+            continue
         if None in slots:
             slots[slots.index(None)] = m.player
-            pick = economy.pick_colors(pos, m.player, 1, ("pink", "yellow", "white"), choose)
+            pick = b.pick(m.player, 1, ("pink", "yellow", "white"), f"mycorrhiza with {name}")
             economy.gain(pos, ed, m.player, pick[0], 1, f"mycorrhiza with {name}", notes)
             bonus = economy.effects_of(pos, ed, m.player)["mycorrhizal_bonus_nutrient"]
-            for k in economy.pick_colors(pos, m.player, bonus, ("pink", "yellow"), choose):
+            for k in b.pick(m.player, bonus, ("pink", "yellow"), "Mycorrhizal Bonus Nutrient") if bonus else []:
                 economy.gain(pos, ed, m.player, k, 1, "Mycorrhizal Bonus Nutrient", notes)
             if None not in slots:
-                # Full tree: every marker owner gains 1 per marker.
+                # Full tree: every marker owner gains 1 per marker, each of their choice.
                 for owner in sorted(set(slots), key=pos.colors.index):
                     count = slots.count(owner)
-                    picks = economy.pick_colors(pos, owner, count, ("pink", "yellow", "white"), choose if owner == m.player else [])
-                    for k in picks:
+                    for k in b.pick(owner, count, ("pink", "yellow", "white"), f"{name} is full"):
                         economy.gain(pos, ed, owner, k, 1, f"{name} is full", notes)
         else:
             others = [c for c in slots if c != m.player]
@@ -916,10 +977,26 @@ def _after_move(b: Board, m: Move, notes: list[str]) -> None:
     from companion.outcome import check_missions, early_result
     pos = b.pos
     if pos.result is not None or pos.in_setup:
+        _settle_caps(b, m, notes)
         return
     b.invalidate()
     check_missions(b, notes)
+    _settle_caps(b, m, notes)
     res = early_result(pos, b.edition)
     if res is not None:
         pos.result = res
         notes.append(res["reason"])
+
+
+def _settle_caps(b: Board, m: Move, notes: list[str]) -> None:
+    """Everyone above the cap discards down to it, by the move's ``drop`` or the most
+    plentiful colour (rulebook 5; docs/rules.md)."""
+    for color in b.pos.colors:
+        over = b.pos.nutrient_total(color) - b.edition.nutrient_cap
+        if over <= 0:
+            continue
+        default = economy.settle_cap(b.pos, b.edition, color, m.drop.get(color), notes)
+        if default:
+            b.asked.append({"player": color, "kind": "discard", "count": sum(default.values()),
+                            "colors": sorted(k for k, v in b.pos.nutrients[color].items() if v or default.get(k)),
+                            "why": f"cap of {b.edition.nutrient_cap} nutrients"})

@@ -170,3 +170,21 @@ def test_run_refuses_inconsistent_arguments_before_touching_anything(tmp_path):
         r = run("run", "--camera", str(tmp_path), "--no-web", *extra)
         assert r.returncode == 2 and expect in r.stderr, (extra, r.stderr)
     assert not db.exists() and not (tmp_path / "none.sqlite3").exists()
+
+
+def test_apply_move_plays_and_says_what_happened_in_words(tmp_path):
+    # Rulebook 5.a: degrading a wood substrate gives 2 pink cubes; the notes say so.
+    from builders import make_position
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)})
+    p, m, out = tmp_path / "p.json", tmp_path / "m.json", tmp_path / "p2.json"
+    p.write_text(json.dumps(pos.to_json()))
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]}))
+    r = run("apply-move", "--position", str(p), "--move", str(m), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert "blue gains 2 pink (wood substrate degraded)" in doc["notes"]
+    after = json.loads(out.read_text())
+    assert after["nutrients"]["blue"]["pink"] == 2
+    # The new position chains: playing the same move again is refused with its reason, exit 1.
+    r = run("apply-move", "--position", str(out), "--move", str(m))
+    assert r.returncode == 1 and json.loads(r.stdout)["reason"] in ("action_already_taken", "tile_not_in_hand")
