@@ -142,7 +142,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
-    from companion.selfplay import play_games
+    from companion.selfplay import play_games, summarize
     if args.games < 1:
         print("mycelium-companion: --games must be at least 1", file=sys.stderr)
         return 2
@@ -150,7 +150,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         print("mycelium-companion: team mode is 2 vs 2: --players must be 4", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty)
+    games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty,
+                       bot=args.bot)
     elapsed = time.perf_counter() - t0
     winners: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
@@ -167,6 +168,9 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         "events": sum(g.events for g in games),
         "violations": [{"seed": g.seed, "violations": g.violations} for g in games if g.violations],
         "games_per_second": round(len(games) / elapsed, 2),
+        "bot": args.bot, "difficulty": args.difficulty,
+        **summarize(games),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     print(json.dumps(summary))
     return 1 if summary["violations"] else 0
@@ -235,6 +239,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--players", type=int, choices=[2, 3, 4], default=None,
                    help="players per game (default: 2-4 in turn; 4 in team mode)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
+    p.add_argument("--bot", choices=["greedy", "random"], default="greedy",
+                   help="bot level: greedy (one-ply search, plays to win) or random")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")

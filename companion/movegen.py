@@ -15,7 +15,7 @@ from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
 from companion.hexgrid import Hex
 from companion.options import option
 from companion.position import Position
-from companion.rules import Board, _connections, check
+from companion.rules import Board, check, connections
 
 
 def _hx(h: Hex) -> list[int]:
@@ -32,7 +32,7 @@ def placements(b: Board, player: str) -> list[dict[str, Any]]:
         for k, placed in tilecodes.distinct_rotations(code):
             tile = tilecodes.parse(placed)
             for at, attach in frontier.items():
-                joined = _connections(tile, attach)
+                joined = connections(tile, attach)
                 if not joined:
                     continue
                 kind = pos.substrates.get(at)
@@ -93,11 +93,11 @@ def removals(b: Board, player: str) -> list[dict[str, Any]]:
 
 def starting_spaces(b: Board, player: str) -> list[Hex]:
     """Outermost spaces where ``player`` may put a spore now (3, 4.d, 6)."""
-    from companion.rules import IllegalMove, _check_starting_space
+    from companion.rules import IllegalMove, check_starting_space
     out = []
     for h in sorted(b.edition.outermost):
         try:
-            _check_starting_space(b, player, h)
+            check_starting_space(b, player, h)
         except IllegalMove:
             continue
         out.append(h)

@@ -50,7 +50,7 @@ def _eligible(b: "Board", net: Network, player: str) -> list[Hex]:
 def plan_purchase(b: "Board", m: "Move") -> Plan:
     """Check a ``buy`` move and return its :class:`Plan`; raise
     :class:`~companion.rules.IllegalMove` with the exact reason otherwise."""
-    from companion.rules import IllegalMove, _check_starting_space
+    from companion.rules import IllegalMove, check_starting_space
 
     pos, ed = b.pos, b.edition
     card = ed.cards.get(m.card)
@@ -89,7 +89,7 @@ def plan_purchase(b: "Board", m: "Move") -> Plan:
             who = "You need" if payer == m.player else f"{payer} needs"
             raise IllegalMove("insufficient_nutrients", f"{who} {_more(short)} for {card.name}.")
     if m.spore_to is not None:
-        _check_starting_space(b, m.player, m.spore_to)
+        check_starting_space(b, m.player, m.spore_to)
     elif pos.spores.get(m.player) is None or pos.spores[m.player].at is None:
         raise IllegalMove("spore_displaced", "Your spore is off the board: say where it goes after the purchase (spore_to).")
     if m.refill is not None:

@@ -241,8 +241,9 @@ class Board:
         return self.graph.walk(starts, color, frozenset(), frozenset([player]), bridge=joins)
 
 
-def _connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> set[str]:
-    """Colours by which a placed tile joins the given attach points."""
+def connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> set[str]:
+    """Colours by which a placed tile joins the attach points of :meth:`Board.frontier`
+    (4.a.1: "connected by at least one mycelium of the same color")."""
     colors = tile.edge_color
     out = set()
     for e, c in attach:
@@ -250,6 +251,9 @@ def _connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> s
         if ec is not None and (c is None or ec == c):
             out.add(ec)
     return out
+
+
+_connections = connections  # the old private name, kept for existing callers
 
 
 # --- public API ---------------------------------------------------------------------------
@@ -355,11 +359,12 @@ def _v_spore(b: Board, m: Move) -> None:
         raise IllegalMove("not_your_turn", f"It is {pos.active}'s turn to place a spore.")
     if pos.spores.get(m.player) is not None:
         raise IllegalMove("action_already_taken", "Your spore is already on the board.")
-    _check_starting_space(b, m.player, m.at)
+    check_starting_space(b, m.player, m.at)
 
 
-def _check_starting_space(b: Board, player: str, at: Hex) -> None:
-    """A starting space: outermost, free, and away from other spores (rulebook 3, 4.d, 6)."""
+def check_starting_space(b: Board, player: str, at: Hex) -> None:
+    """Raise :class:`IllegalMove` unless ``at`` is a starting space for ``player``: outermost,
+    free, and away from other spores (rulebook 3, 4.d, 6)."""
     pos = b.pos
     if not b.on_board(at):
         raise IllegalMove("off_board", f"{list(at)} is not on the board.")
@@ -381,6 +386,9 @@ def _check_starting_space(b: Board, player: str, at: Hex) -> None:
         if color != player and s is not None and s.at is not None and distance(s.at, at) < gap:
             raise IllegalMove("too_close_to_spore", f"{b.label(at)} is {distance(s.at, at)} space(s) from {color}'s spore; "
                               f"spores must be at least {gap} spaces apart.")
+
+
+_check_starting_space = check_starting_space  # the old private name, kept for existing callers
 
 
 def _v_place(b: Board, m: Move) -> None:
@@ -562,14 +570,14 @@ def _v_spore_ability(b: Board, m: Move) -> None:
     else:
         if m.to == spore.at:
             raise IllegalMove("not_starting_space", "The spore ability relocates to another starting space (rulebook 4.d).")
-        _check_starting_space(b, m.player, m.to)
+        check_starting_space(b, m.player, m.to)
 
 
 def _v_relocate(b: Board, m: Move) -> None:
     spore = b.pos.spores.get(m.player)
     if spore is None or spore.at is not None:
         raise IllegalMove("spore_not_displaced", "Your spore is on the board; there is nothing to relocate.")
-    _check_starting_space(b, m.player, m.to)
+    check_starting_space(b, m.player, m.to)
 
 
 def _v_draw(b: Board, m: Move) -> None:
