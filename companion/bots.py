@@ -150,6 +150,7 @@ class GreedyBot:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
+        self.last_target: dict[str, str] = {}
 
     # -- targets and evaluation ------------------------------------------------------------
 
@@ -167,8 +168,12 @@ class GreedyBot:
                 cost = (1.0 + a.missing_tiles + 1.5 * sum(own.values()) + 1.0 * others) / card.vp
                 if pos.mode == "cooperative" and card.mycelia_color == "green" and "forest_communication" not in pos.missions:
                     cost *= 2.5   # paying with green tiles would cut the network 7.c needs
+                if self.last_target.get(player) == cid:
+                    cost *= 0.75   # keep a plan unless another card is clearly cheaper
                 if best is None or cost < best.cost:
                     best = Target(cid, card.mycelia_color, a.missing_tiles, dict(own), cost)
+        if best is not None:
+            self.last_target[player] = best.card
         return best
 
     def wanted(self, pos: Position, ed: Edition, player: str) -> list[str]:
@@ -214,7 +219,7 @@ class GreedyBot:
             n = at.neighbor(e)
             if n in pos.trees:
                 if color == "green" and markers and None in pos.trees[n]:
-                    s += 7 + 3 * bool(need.get("white")) + (5 if coop else 0)
+                    s += 7 + 6 * min(2, need.get("white", 0)) + (5 if coop else 0)
                 elif color == "green" and coop:
                     s += 3
                 continue
@@ -224,7 +229,7 @@ class GreedyBot:
             if g:
                 d = min(distance(n, x) for x in g)
                 w = 1.6 if target and color == target.color else 1.0
-                if coop and color == "green":
+                if color == "green" and (coop or need.get("white")):
                     w = 1.8
                 s += w * max(0, 5 - d)
         if target and target.color in joined and target.missing_tiles > 0:
@@ -331,7 +336,26 @@ class GreedyBot:
             mv = self._gift(b, p)
             if mv:
                 return mv
+        if "swap" not in taken:
+            mv = self._swap(b, p, target)
+            if mv:
+                return mv
         return self._purchase(b, p)
+
+    def _swap(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+        """Swap Nutrient Color: trade a cube the target does not need for one it lacks."""
+        pos, ed = b.pos, b.edition
+        if not target or not target.missing or not economy.effects_of(pos, ed, p)["swap_nutrient"]:
+            return None
+        from companion.purchase import can_buy
+        cost = economy.nutrient_costs(pos, ed, ed.cards[target.card], p).get(p, {})
+        for take in target.missing:
+            for give in NEEDS:
+                if give != take and pos.nutrients[p][give] > cost.get(give, 0):
+                    mv = {"player": p, "action": "swap", "give": give, "take": take}
+                    if check(pos, mv, ed).legal:
+                        return mv
+        return None
 
     def _with_meeple(self, pos: Position, player: str, to: Hex) -> Position:
         new = pos.copy()
@@ -442,11 +466,33 @@ class GreedyBot:
                 continue   # keep the green network for Forest Communication (7.c)
             mv = {"player": p, "action": "buy", "card": cid}
             if check(pos, mv, ed).legal:
-                to = self.start_space(b, p)
+                to = self._restart_space(b, mv)
                 if to is not None:
                     mv["spore_to"] = [to.q, to.r]
                 return mv
         return None
+
+    def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
+        """Where to put the spore after a purchase (6: "at any starting point (it can be the
+        same)"): the starting space with the best placement for the hand, on the board as it
+        will be once the card's tiles are paid."""
+        from companion.rules import apply
+        p = buy["player"]
+        after = apply(b.pos, buy, b.edition).position
+        spaces = movegen.starting_spaces(b, p)   # judged before the purchase, as the rules do
+        if not spaces:
+            return None
+        target = self.target(after, b.edition, p)
+        best, best_score = None, -1e9
+        for h in spaces:
+            trial = after.copy()
+            trial.spores[p].at = h
+            trial.meeples[p] = h
+            trial.taken = []
+            score, _ = self.best_placement(Board(trial, b.edition), p, target)
+            if score > best_score:
+                best, best_score = h, score
+        return best
 
     def start_space(self, b: Board, p: str, exclude: Hex | None = None) -> Hex | None:
         """The starting space closest to substrates and trees (3, 4.d, 6)."""
