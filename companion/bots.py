@@ -157,6 +157,10 @@ class GreedyBot:
     def target(self, pos: Position, ed: Edition, player: str) -> Target | None:
         from companion.purchase import can_buy
         best = None
+        # White cubes come only from mycorrhizae (5.b), Forest Communication or a swap card:
+        # once every tree is full, a card whose white the player lacks is out of reach.
+        white_source = (economy.effects_of(pos, ed, player)["swap_nutrient"] > 0
+                        or (economy.markers_left(pos, player) > 0 and any(None in s for s in pos.trees.values())))
         for deck in ("a", "b"):
             for cid in pos.market[deck]:
                 if cid not in ed.cards:
@@ -166,6 +170,8 @@ class GreedyBot:
                 own = a.missing_nutrients.get(player, {})
                 others = sum(sum(v.values()) for k, v in a.missing_nutrients.items() if k != player)
                 cost = (1.0 + a.missing_tiles + 1.5 * sum(own.values()) + 1.0 * others) / card.vp
+                if own.get("white") and not white_source:
+                    cost += 50
                 if pos.mode == "cooperative" and card.mycelia_color == "green" and "forest_communication" not in pos.missions:
                     cost *= 2.5   # paying with green tiles would cut the network 7.c needs
                 if self.last_target.get(player) == cid:
@@ -232,11 +238,43 @@ class GreedyBot:
                 if color == "green" and (coop or need.get("white")):
                     w = 1.8
                 s += w * max(0, 5 - d)
+            if need.get("white") and goals["green"]:
+                # Any tile next to a tree forms a mycorrhiza through its green end (5.b), and
+                # mycorrhizae are where white cubes come from.
+                d = min(distance(n, x) for x in goals["green"]) - 1
+                s += 1.5 * max(0, 4 - d)
         if target and target.color in joined and target.missing_tiles > 0:
-            s += 4
+            s += self._toward_purchase(b, player, at, tile, target)
         if coop and "forest_communication" not in pos.missions and "green" in tile.edge_color:
             s += self._communication(b, at, tile)
         return s + self.rng.random() * 0.5
+
+    def _toward_purchase(self, b: Board, player: str, at: Hex, tile: tilecodes.Tile, target: Target) -> float:
+        """Value of a tile that grows the target card's colour: the size of the network it
+        forms with its neighbours of that colour, most when it reaches the card's count (6.a)."""
+        pos = b.pos
+        sizes = pos.cache.get("net_of")
+        if sizes is None:
+            sizes = pos.cache["net_of"] = {}
+            for i, net in enumerate(b.graph.networks):
+                for node in net.nodes:
+                    if node[1] >= 0:
+                        sizes[(node, net.color)] = (i, len(net.spaces))
+        nets = {}
+        for e, color in enumerate(tile.edge_color):
+            if color != target.color:
+                continue
+            n = at.neighbor(e)
+            code = pos.tiles.get(n)
+            if code is None:
+                continue
+            i = tilecodes.parse(code).path_on_edge(opposite(e))
+            got = sizes.get(((n, i), color)) if i is not None else None
+            if got:
+                nets[got[0]] = got[1]
+        size = 1 + sum(nets.values())
+        need = economy.mycelia_needed(pos, b.edition, b.edition.cards[target.card], player)
+        return 22.0 if size >= need else 4.0 + 2.0 * size
 
     def _communication(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
         """Forest Communication (7.c): value of a green tile by the trees its green network
