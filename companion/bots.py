@@ -504,6 +504,10 @@ class GreedyBot:
                 continue   # keep the green network for Forest Communication (7.c)
             mv = {"player": p, "action": "buy", "card": cid}
             if check(pos, mv, ed).legal:
+                target = self.target(pos, ed, p)
+                close = target is not None and target.missing_tiles + sum(target.missing.values()) <= 1
+                if close and target.card != cid and ed.cards[target.card].vp > ed.cards[cid].vp and pos.bag > 6:
+                    continue   # one step from a dearer card: do not spend its network on a cheap one
                 to = self._restart_space(b, mv)
                 if to is not None:
                     mv["spore_to"] = [to.q, to.r]
