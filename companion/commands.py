@@ -108,6 +108,25 @@ def cmd_apply_move(args: argparse.Namespace) -> int:
 
 
 @_guard
+def cmd_hint(args: argparse.Namespace) -> int:
+    """The active player's suggested action with its reason, and a plan per face-up card."""
+    from companion.hints import hint
+    pos = load_position(args.position)
+    ed = _edition_for(pos)
+    h = hint(pos, ed)
+    if args.json:
+        print(json.dumps(h.to_json()))
+        return 0
+    print(f"{h.player}: {h.reason}")
+    if h.move is not None:
+        print(f"  move: {json.dumps(h.move)}")
+    for c in h.cards:
+        head = f"{c.name} ({c.card}, {c.vp} VP)"
+        print(f"{head}: " + ("can be bought now" if c.can_buy else "; ".join(c.steps)))
+    return 0
+
+
+@_guard
 def cmd_legal_moves(args: argparse.Namespace) -> int:
     from companion.movegen import legal_moves
     pos = load_position(args.position)
@@ -219,6 +238,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--out", default=None, metavar="P2.json",
                    help="also write the new position there (stdout then names the file instead of repeating it)")
     p.set_defaults(func=cmd_apply_move)
+
+    p = sub.add_parser("hint", help="the active player's best action with its reason, and a plan per face-up card")
+    p.add_argument("--position", required=True, metavar="P.json")
+    p.add_argument("--json", action="store_true", help="one JSON document instead of sentences")
+    p.set_defaults(func=cmd_hint)
 
     p = sub.add_parser("legal-moves", help="every legal move of the active player")
     p.add_argument("--position", required=True, metavar="P.json")

@@ -34,6 +34,9 @@ DEFAULTS: dict[str, Any] = {
     # Rulebook 5: above 8 nutrients "nutrients must be discarded".  True: a gift that would take
     # the receiver above 8 is refused instead of the receiver discarding.
     "refuse_gift_over_cap": False,
+    # Not a rulebook reading: the dashboard's "What can I do?" button (the bot's suggestion and
+    # a plan per card).  Off unless the table turns it on.
+    "hints": False,
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -46,6 +49,7 @@ DESCRIPTIONS: dict[str, str] = {
     "team_payment": "who pays the cooperative/team nutrient cost: each_member or buyer_pays_all",
     "own_spore_joins_networks": "your own spore joins the networks touching it, for growth and for moving across it",
     "refuse_gift_over_cap": "a gift that would take the receiver above 8 nutrients is refused (else they discard)",
+    "hints": "the dashboard offers a 'What can I do?' button for the active player",
 }
 
 

@@ -121,6 +121,7 @@ class BotTable:
         self.bag_at_setup = Counter({tilecodes.canonical(c): n for c, n in self.edition.bag_composition(max(len(config.players), 2)).items()})
         self.game = Game(pos, config, self.edition, log=log)
         self.bot = make_bot(bot, self.rng)
+        self.fill_choices = True   # players name their cubes "of their choice" in the move
         self.check_invariants = check_invariants
         self.on_event = on_event
         self.max_turns = 400
@@ -151,6 +152,7 @@ class BotTable:
                                       table.edition.bag_composition(max(players, 2)).items()})
         table.game = game
         table.bot = make_bot(bot, table.rng)
+        table.fill_choices = True
         table.check_invariants = check_invariants
         table.on_event = on_event
         table.max_turns = 400
@@ -161,7 +163,7 @@ class BotTable:
         return self.game.position
 
     def play(self, move: dict[str, Any]) -> Event:
-        if move["action"] in ("place", "give", "buy") and hasattr(self.bot, "choose"):
+        if move["action"] in ("place", "give", "buy") and self.fill_choices and hasattr(self.bot, "choose"):
             move = self.bot.choose(self.position, self.edition, move)   # every player's own choices
         ev = self.game.play(move)
         if self.check_invariants:

@@ -41,3 +41,19 @@ def test_simulated_players_choose_what_their_target_needs():
                         market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
     move = GreedyBot(random.Random(1)).choose(pos, ed, {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0]})
     assert move["choose"]["blue"][0] in ("pink", "yellow")
+
+
+def test_hint_names_an_action_a_reason_and_a_plan_per_card():
+    from companion.edition import load_edition
+    from companion.hints import hint
+    ed = load_edition()
+    # 5.a: the wood substrate next to blue's pink network is the obvious move.
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, hands={"blue": ["P03", "Y03", "P024.Y1"], "orange": []},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, market={"a": ["a01", "a03"], "b": []}, decks={"a": 5, "b": 5})
+    h = hint(pos, ed)
+    assert h.move["action"] == "place" and h.move["at"] == [2, 0]
+    assert "blue gains 2 pink (wood substrate degraded)" in h.reason
+    plans = {c.card: c for c in h.cards}
+    assert set(plans) == {"a01", "a03"}
+    # a03 costs white: the plan names a tree to form a mycorrhiza with (5.b), or says none is left.
+    assert any("white" in s for s in plans["a03"].steps)

@@ -188,3 +188,18 @@ def test_apply_move_plays_and_says_what_happened_in_words(tmp_path):
     # The new position chains: playing the same move again is refused with its reason, exit 1.
     r = run("apply-move", "--position", str(out), "--move", str(m))
     assert r.returncode == 1 and json.loads(r.stdout)["reason"] in ("action_already_taken", "tile_not_in_hand")
+
+
+def test_hint_prints_the_suggestion_and_the_card_plans(tmp_path):
+    from builders import make_position
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)},
+                        market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(pos.to_json()))
+    r = run("hint", "--position", str(p), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["player"] == "blue" and doc["move"]["player"] == "blue" and doc["reason"]
+    assert [c["card"] for c in doc["cards"]] == ["a01"]
+    r = run("hint", "--position", str(p))
+    assert r.returncode == 0 and "Amanita" in r.stdout
