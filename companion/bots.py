@@ -95,10 +95,10 @@ class RandomBot:
             rem = movegen.removals(b, p)
             return self.rng.choice(rem) if rem else None
         if r < 0.25 and pos.mode != "competitive":
-            gifts = [m for m in movegen._economy_moves(b, p) if m["action"] == "give"]
+            gifts = [m for m in movegen.economy_moves(b, p) if m["action"] == "give"]
             return self.rng.choice(gifts) if gifts else None
         if r < 0.3:
-            swaps = [m for m in movegen._economy_moves(b, p) if m["action"] == "swap"]
+            swaps = [m for m in movegen.economy_moves(b, p) if m["action"] == "swap"]
             return self.rng.choice(swaps) if swaps else None
         return None
 

@@ -9,7 +9,7 @@ from companion.edition import Edition
 from companion.position import Position
 
 if TYPE_CHECKING:
-    from companion.rules import Board
+    from companion.board import Board
 
 
 def check_missions(b: "Board", notes: list[str]) -> None:

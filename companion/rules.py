@@ -10,18 +10,21 @@ meeples sent home...).  Each rule cites its rulebook section
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from companion import economy
 from companion import tiles as tilecodes
-from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
+from companion.board import (Board, IllegalMove, check_starting_space, clear_space, connections,  # noqa: F401
+                             has_place_action, send_home)
+from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.moves import TABLE, Move, parse_move
-from companion.networks import SPORE, MyceliumGraph
+from companion.networks import SPORE
 from companion.options import option
-from companion.position import Position
+from companion.outcome import check_missions, early_result, final_result
+from companion.position import Position, Spore
+from companion.purchase import execute_purchase, plan_purchase
 
 REASONS: dict[str, str] = {
     "game_over": "the game has ended",
@@ -94,16 +97,6 @@ MARKET_SIZE = 3
 """Face-up cards per deck (rulebook 2.d)."""
 
 
-class IllegalMove(Exception):
-    """A move the rules forbid.  ``reason`` is a code of :data:`REASONS`; ``message`` is the
-    sentence shown to the player."""
-
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-
-
 @dataclass(frozen=True)
 class Verdict:
     """The answer of :func:`check`: ``legal``, a ``reason`` code (``None`` when legal) and a
@@ -127,133 +120,9 @@ class Outcome:
     """Choices the move left open, filled with the default reading (see :func:`choices_needed`)."""
 
 
-# --- the context of one judgement --------------------------------------------------------
-
-class Board:
-    """One position with its edition and (lazily) its mycelium graph."""
-
-    def __init__(self, pos: Position, edition: Edition | None = None):
-        self.pos = pos
-        self.edition = edition or load_edition(pos.edition)
-        self.choices: dict[str, list[str]] = {}
-        """Colours "of your choice" still to use, per player (from the move being applied)."""
-        self.asked: list[dict[str, Any]] = []
-        """Choices the move left open and the companion filled with the default reading."""
-
-    def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str) -> list[str]:
-        """Colours for ``n`` cubes of ``player``'s choice (5.b, 7.c): from the move's
-        ``choose`` for that player, else the allowed colour they hold fewest of (recorded in
-        :attr:`asked` so the table can be asked)."""
-        queue = self.choices.setdefault(player, [])
-        given = []
-        while queue and len(given) < n:
-            c = queue.pop(0)
-            if c in allowed:
-                given.append(c)
-        missing = n - len(given)
-        if missing > 0:
-            self.asked.append({"player": player, "kind": "gain", "count": missing, "colors": list(allowed), "why": why})
-        held = dict(self.pos.nutrients[player])
-        for c in given:
-            held[c] += 1
-        for _ in range(missing):
-            c = min(allowed, key=lambda k: (held[k], allowed.index(k)))
-            held[c] += 1
-            given.append(c)
-        return given
-
-    @property
-    def graph(self) -> MyceliumGraph:
-        """The position's mycelium graph, built once and kept in ``pos.cache``."""
-        g = self.pos.cache.get("graph")
-        if g is None:
-            g = self.pos.cache["graph"] = MyceliumGraph(self.pos)
-        return g
-
-    def invalidate(self) -> None:
-        """Forget derived data after the position was changed."""
-        self.pos.cache.clear()
-
-    def label(self, h: Hex | None) -> str:
-        return "nowhere" if h is None else self.edition.label(h)
-
-    def on_board(self, h: Hex) -> bool:
-        return h in self.edition.spaces
-
-    def placeable(self, h: Hex) -> bool:
-        """Empty for a mycelium tile: on the board, no tile, rock, tree or spore."""
-        return h in self.edition.spaces and self.pos.occupant(h) is None
-
-    def other_meeples(self, player: str) -> frozenset[Hex]:
-        return frozenset(h for c, h in self.pos.meeples.items() if c != player and h is not None)
-
-    def meeple_starts(self, player: str, color: str) -> list:
-        """Graph nodes the player's meeple stands on for a walk in ``color``."""
-        at = self.pos.meeples.get(player)
-        if at is None:
-            return []
-        if at in self.pos.tiles:
-            return self.graph.nodes_at(at, color)
-        node = self.graph.spore_nodes.get(player)
-        return [node] if node is not None and node[0] == at else []
-
-    def frontier(self, player: str, blocked: bool = True) -> dict[Hex, set[tuple[int, str | None]]]:
-        """Where ``player`` can grow: empty space -> {(edge of the new tile, colour)}.
-
-        Colour ``None`` means the edge faces the player's own spore, which any colour joins
-        (4.a.1 "connect with it with at least one mycelium").  ``blocked``: other players'
-        meeples stop the walk from the meeple (4.a.1 I).
-        """
-        out: dict[Hex, set[tuple[int, str | None]]] = defaultdict(set)
-        avoid = self.other_meeples(player) if blocked else frozenset()
-        own = frozenset([player])
-        spore_reached = False
-        spore = self.pos.spores.get(player)
-        joins = option(self.pos.options, "own_spore_joins_networks")
-        for color in tilecodes.COLORS.values():
-            starts = self.meeple_starts(player, color)
-            if not starts:
-                continue
-            for (h, i) in self.graph.walk(starts, color, avoid, own, bridge=joins):
-                if i == SPORE:
-                    spore_reached = joins
-                    continue
-                for e in tilecodes.parse(self.pos.tiles[h]).paths[i].edges:
-                    n = h.neighbor(e)
-                    if self.placeable(n):
-                        out[n].add((opposite(e), color))
-        if spore is not None and spore.at is not None and (spore_reached or self.pos.meeples.get(player) == spore.at):
-            # 4.a.1: a tile may connect "to the Spore token of the active player".
-            for e in range(6):
-                n = spore.at.neighbor(e)
-                if self.placeable(n):
-                    out[n].add((opposite(e), None))
-        return out
-
-    def meeple_reach(self, player: str, color: str) -> set:
-        """Graph nodes the meeple can flow to along ``color`` (4.b): other meeples may be
-        passed, other spores neither passed nor entered; the player's own spore joins the
-        networks touching it unless the table rule ``own_spore_joins_networks`` is off."""
-        starts = self.meeple_starts(player, color)
-        if not starts:
-            return set()
-        joins = option(self.pos.options, "own_spore_joins_networks")
-        return self.graph.walk(starts, color, frozenset(), frozenset([player]), bridge=joins)
-
-
-def connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> set[str]:
-    """Colours by which a placed tile joins the attach points of :meth:`Board.frontier`
-    (4.a.1: "connected by at least one mycelium of the same color")."""
-    colors = tile.edge_color
-    out = set()
-    for e, c in attach:
-        ec = colors[e]
-        if ec is not None and (c is None or ec == c):
-            out.add(ec)
-    return out
-
-
-_connections = connections  # the old private name, kept for existing callers
+# The shared board queries live in companion.board; their names stay importable from here.
+_connections = connections
+_check_starting_space = check_starting_space
 
 
 # --- public API ---------------------------------------------------------------------------
@@ -269,7 +138,7 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
         _validate(Board(pos, edition), m)
     except IllegalMove as e:
         return Verdict(False, e.reason, e.message)
-    return Verdict(True, None, _describe(Board(pos, edition), m))
+    return Verdict(True, None, describe(Board(pos, edition), m))
 
 
 def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> Outcome:
@@ -279,7 +148,7 @@ def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     board = Board(pos, edition)
     _validate(board, m)
     new = pos.copy()
-    out = Outcome(new, [_describe(board, m)])
+    out = Outcome(new, [describe(board, m)])
     nb = Board(new, board.edition)
     nb.choices = {p: list(c) for p, c in m.choices.items()}
     _APPLY[m.action](nb, m, out.notes)
@@ -360,35 +229,6 @@ def _v_spore(b: Board, m: Move) -> None:
     if pos.spores.get(m.player) is not None:
         raise IllegalMove("action_already_taken", "Your spore is already on the board.")
     check_starting_space(b, m.player, m.at)
-
-
-def check_starting_space(b: Board, player: str, at: Hex) -> None:
-    """Raise :class:`IllegalMove` unless ``at`` is a starting space for ``player``: outermost,
-    free, and away from other spores (rulebook 3, 4.d, 6)."""
-    pos = b.pos
-    if not b.on_board(at):
-        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
-    if at not in b.edition.outermost:
-        raise IllegalMove("not_starting_space", f"{b.label(at)} is not an outermost space; spores start on the edge of the board.")
-    occ = pos.occupant(at)
-    if occ == "spore" and pos.spore_owner(at) != player:
-        raise IllegalMove("on_spore", f"{b.label(at)} holds {pos.spore_owner(at)}'s spore.")
-    if occ in ("tile", "rock", "tree"):
-        raise IllegalMove({"tile": "space_occupied", "rock": "on_rock", "tree": "on_tree"}[occ],
-                          f"{b.label(at)} holds a {occ}; a spore needs a free starting space.")
-    if at in pos.substrates:
-        raise IllegalMove("space_occupied", f"{b.label(at)} holds a {pos.substrates[at]} substrate; a spore needs a free starting space.")
-    other_meeple = pos.meeple_at(at)
-    if other_meeple not in (None, player):
-        raise IllegalMove("move_onto_meeple", f"{other_meeple}'s meeple stands on {b.label(at)}.")
-    gap = option(pos.options, "spore_min_distance")
-    for color, s in pos.spores.items():
-        if color != player and s is not None and s.at is not None and distance(s.at, at) < gap:
-            raise IllegalMove("too_close_to_spore", f"{b.label(at)} is {distance(s.at, at)} space(s) from {color}'s spore; "
-                              f"spores must be at least {gap} spaces apart.")
-
-
-_check_starting_space = check_starting_space  # the old private name, kept for existing callers
 
 
 def _v_place(b: Board, m: Move) -> None:
@@ -593,7 +433,6 @@ def _v_draw(b: Board, m: Move) -> None:
 def _v_end_turn(b: Board, m: Move) -> None:
     pos = b.pos
     if "place" not in pos.taken and "spore" not in pos.taken:
-        from companion.movegen import has_place_action
         if has_place_action(pos, b.edition):
             raise IllegalMove("must_place_or_discard", "Place a tile, place a rock or discard a tile before ending your turn.")
     if len(pos.hands[m.player]) < 3 and pos.bag > 0:
@@ -676,7 +515,6 @@ def _v_swap(b: Board, m: Move) -> None:
 
 
 def _v_buy(b: Board, m: Move) -> None:
-    from companion.purchase import plan_purchase
     pos = b.pos
     card = b.edition.cards.get(m.card)
     if card is None:
@@ -684,7 +522,6 @@ def _v_buy(b: Board, m: Move) -> None:
     if m.card not in pos.market.get(card.deck, []):
         raise IllegalMove("card_not_in_market", f"{card.name} ({m.card}) is not face up in the market.")
     if "place" not in pos.taken:
-        from companion.movegen import has_place_action
         if has_place_action(pos, b.edition):
             raise IllegalMove("must_place_or_discard", "Purchases come last in the turn (Turn Sequence Summary 2): "
                               "place or discard a tile first.")
@@ -721,7 +558,7 @@ def _cubes(cost: dict[str, int]) -> str:
     return ", ".join(f"{v} {k}" for k, v in cost.items() if v) or "nothing"
 
 
-def _describe(b: Board, m: Move) -> str:
+def describe(b: Board, m: Move) -> str:
     """A one-line account of a move for the log (``blue places P03 at E6``)."""
     who = m.player
     if m.action == "place":
@@ -756,30 +593,7 @@ def _describe(b: Board, m: Move) -> str:
     return f"{who} {m.action}"
 
 
-def send_home(b: Board, color: str, notes: list[str]) -> None:
-    """Return a meeple to its spore (4.a.2, 5.a); off the board if the spore is displaced."""
-    spore = b.pos.spores.get(color)
-    b.pos.meeples[color] = spore.at if spore else None
-    notes.append(f"{color}'s meeple returns to its spore" + ("" if spore and spore.at else " (the spore must be relocated first)"))
-
-
-def clear_space(b: Board, at: Hex, notes: list[str], why: str) -> None:
-    """Discard the tile or rock on ``at`` and send home a meeple standing there."""
-    pos = b.pos
-    if at in pos.tiles:
-        pos.discard.append(tilecodes.canonical(pos.tiles.pop(at)))
-        notes.append(f"the tile at {b.label(at)} is discarded ({why})")
-    if at in pos.rocks:
-        pos.rocks.discard(at)
-        pos.discard.append(tilecodes.ROCK)
-        notes.append(f"the rock at {b.label(at)} is discarded ({why})")
-    who = pos.meeple_at(at)
-    if who is not None and pos.spore_owner(at) != who:
-        send_home(b, who, notes)
-
-
 def _a_spore(b: Board, m: Move, notes: list[str]) -> None:
-    from companion.position import Spore
     pos = b.pos
     pos.spores[m.player] = Spore(m.at, False)
     pos.meeples[m.player] = m.at
@@ -927,7 +741,6 @@ def _a_draw(b: Board, m: Move, notes: list[str]) -> None:
             del pos.bag_tiles[tilecodes.canonical(m.tile)]
     if pos.bag == 0:
         notes.append("the last tile has been drawn from the bag")
-        from companion.outcome import final_result
         pos.result = final_result(pos, b.edition, "the last tile was drawn from the bag")
 
 
@@ -963,13 +776,15 @@ def _a_swap(b: Board, m: Move, notes: list[str]) -> None:
 
 
 def _a_buy(b: Board, m: Move, notes: list[str]) -> None:
-    from companion.purchase import execute_purchase
     execute_purchase(b, m, notes)
 
 
 def _a_reveal(b: Board, m: Move, notes: list[str]) -> None:
     b.pos.market[m.deck].append(m.card)
     b.pos.decks[m.deck] -= 1
+
+
+_describe = describe  # the old private name, kept for existing callers (companion/table/live.py)
 
 
 _APPLY = {
@@ -982,7 +797,6 @@ _APPLY = {
 
 def _after_move(b: Board, m: Move, notes: list[str]) -> None:
     """Missions and victory checks after every move (rulebook 7 and 8)."""
-    from companion.outcome import check_missions, early_result
     pos = b.pos
     if pos.result is not None or pos.in_setup:
         _settle_caps(b, m, notes)
