@@ -63,6 +63,18 @@ def bot_figures(games: int, seed: int) -> None:
               f"   winner VP median {s['winner_vp']['median']}, cards bought median {s['cards_bought']['median']}"
               f"{missions}, {dt:.1f} s/game")
     print(f"  (load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    # Forest Communication needs one green network with a path end facing each of the 4 trees;
+    # paths of 1 or 2 ends give a network at most 2 free ends, so it takes two branching paths.
+    from companion import tiles as tilecodes
+    from companion.edition import load_edition
+    ed = load_edition()
+    counts = []
+    for players in (2, 3, 4):
+        bag = ed.bag_composition(players)
+        counts.append(sum(n for code, n in bag.items() if code != tilecodes.ROCK and any(
+            p.color == "green" and len(p.edges) >= 3 for p in tilecodes.parse(code).paths)))
+    print(f"  tiles with a branching green path in the 2/3/4-player bag: {'/'.join(map(str, counts))} "
+          f"(Forest Communication needs at least 2 of them placed on one network)")
 
 
 def main() -> None:
