@@ -1,11 +1,16 @@
-"""Rules-core benchmark: legal-move generation on mid-game positions and bot games per second.
+"""Rules-core benchmark: legal-move generation on mid-game positions, bot games per second,
+and how the greedy bots play (the targets of issue 14).
 
-Run: ``.venv/bin/python bench/rules.py`` (or ``make bench``).  Prints figures; the issue's
-target is every legal action of a mid-game position in under 5 ms.
+Run: ``.venv/bin/python bench/rules.py [--games N] [--seed S]`` (or ``make bench``).  Prints
+figures; targets: every legal action of a mid-game position in under 5 ms; with greedy bots,
+competitive games end at 10 VP before the bag is empty in >= 60 %, team games reach 15 VP in
+>= 50 %, cooperative easy is won in >= 30 % and medium in >= 10 %.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 import sys
 import time
@@ -14,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.movegen import legal_moves  # noqa: E402
-from companion.selfplay import BotTable, play_games  # noqa: E402
+from companion.selfplay import BotTable, play_games, summarize  # noqa: E402
 from companion.setup import GameConfig  # noqa: E402
 
 
@@ -35,7 +40,55 @@ def mid_game_positions(count: int) -> list:
     return out
 
 
+TARGETS = [
+    # (mode, difficulty, figure, what, target)
+    ("competitive", "easy", "ended_early", "games ending at 10 VP before the bag is empty", 0.60),
+    ("team", "easy", "ended_early", "games where a team reaches 15 VP", 0.50),
+    ("cooperative", "easy", "cooperative_won", "cooperative easy games won", 0.30),
+    ("cooperative", "medium", "cooperative_won", "cooperative medium games won", 0.10),
+]
+
+
+def bot_figures(games: int, seed: int) -> None:
+    """Greedy self-play per mode, against the issue's targets."""
+    print(f"greedy bots, {games} games per line from seed {seed} (selfplay --mode M --games {games} --seed {seed}):")
+    for mode, difficulty, key, what, target in TARGETS:
+        t0 = time.perf_counter()
+        result = play_games(mode, games, seed, difficulty=difficulty, bot="greedy", check_invariants=False)
+        s = summarize(result)
+        dt = (time.perf_counter() - t0) / games
+        rate = s[key]
+        missions = "".join(f", {m} {v:.0%}" for m, v in s["missions"].items())
+        print(f"  {mode:<11} {difficulty:<6} {what:<46} {rate:5.0%} (target {target:.0%}) {'ok' if rate >= target else 'MISSED'}"
+              f"   winner VP median {s['winner_vp']['median']}, cards bought median {s['cards_bought']['median']}"
+              f"{missions}, {dt:.1f} s/game")
+    print(f"  (load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    # Forest Communication needs one green network with a path end facing each of the 4 trees;
+    # paths of 1 or 2 ends give a network at most 2 free ends, so it takes two branching paths.
+    from companion import tiles as tilecodes
+    from companion.edition import load_edition
+    ed = load_edition()
+    counts = []
+    for players in (2, 3, 4):
+        bag = ed.bag_composition(players)
+        counts.append(sum(n for code, n in bag.items() if code != tilecodes.ROCK and any(
+            p.color == "green" and len(p.edges) >= 3 for p in tilecodes.parse(code).paths)))
+    print(f"  tiles with a branching green path in the 2/3/4-player bag: {'/'.join(map(str, counts))} "
+          f"(Forest Communication needs at least 2 of them placed on one network)")
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=30, help="greedy games per mode (the issue asks for 300)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip-movegen", action="store_true", help="only the bot figures")
+    args = ap.parse_args()
+    if not args.skip_movegen:
+        movegen_figures()
+    bot_figures(args.games, args.seed)
+
+
+def movegen_figures() -> None:
     positions = mid_game_positions(60)
     tiles = statistics.median(len(p.tiles) for p in positions)
     times, counts = [], []

@@ -1,20 +1,30 @@
-"""Bots that play by the rules: random legal choices with a taste for nutrients.
+"""Bots that play by the rules, at two levels.
 
-They exist to exercise the rules (self-play, property tests, the simulated table), not to
-play well.  A bot only ever chooses among moves from :mod:`companion.movegen`.
+- :class:`RandomBot`: random legal choices with a taste for nutrients.  It exercises the
+  rules (property tests, the simulated table), not the game.
+- :class:`GreedyBot`: a one-ply greedy search over the legal actions with a hand-written
+  evaluation (targets a card, grows toward substrates and trees of its colours, buys,
+  cooperates on the missions).  Self-play figures: ``bench/rules.py``.
+
+A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`check`).
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
-from companion import movegen
+from companion import economy, movegen
 from companion import tiles as tilecodes
-from companion.edition import Edition
-from companion.hexgrid import Hex
+from companion.edition import SUBSTRATE_COLOR, Edition
+from companion.hexgrid import Hex, distance, opposite
+from companion.options import option
 from companion.position import Position
-from companion.rules import Board, check
+from companion.rules import Board, IllegalMove, check, choices_needed, connections
+
+BOTS = ("greedy", "random")
+"""Bot levels, strongest first."""
 
 
 class RandomBot:
@@ -85,10 +95,10 @@ class RandomBot:
             rem = movegen.removals(b, p)
             return self.rng.choice(rem) if rem else None
         if r < 0.25 and pos.mode != "competitive":
-            gifts = [m for m in movegen._economy_moves(b, p) if m["action"] == "give"]
+            gifts = [m for m in movegen.economy_moves(b, p) if m["action"] == "give"]
             return self.rng.choice(gifts) if gifts else None
         if r < 0.3:
-            swaps = [m for m in movegen._economy_moves(b, p) if m["action"] == "swap"]
+            swaps = [m for m in movegen.economy_moves(b, p) if m["action"] == "swap"]
             return self.rng.choice(swaps) if swaps else None
         return None
 
@@ -97,3 +107,490 @@ class RandomBot:
             return None
         options = [m for m in movegen.legal_moves(pos, edition) if m["action"] == "spore_ability"]
         return self.rng.choice(options) if options else None
+
+
+# --- bots that play to win ----------------------------------------------------------------
+
+NEEDS = ("pink", "yellow", "white")
+GOAL_OF = {"pink": "wood", "yellow": "soil"}
+
+
+@dataclass
+class Target:
+    """The card a player works toward and what is still missing (from
+    :func:`companion.purchase.can_buy`)."""
+
+    card: str
+    color: str
+    missing_tiles: int
+    missing: dict[str, int]     # the player's own missing cubes
+    cost: float                 # rough turns to afford it, per victory point
+
+
+class GreedyBot:
+    """One-ply greedy search with a hand-written evaluation, re-planned before every action.
+
+    Each turn the bot:
+
+    1. picks a *target*: the face-up card with the fewest missing tiles and cubes per victory
+       point (:func:`companion.purchase.can_buy`);
+    2. scores every ``place`` it has, from where its meeple stands and after each possible
+       ``move`` first: cubes from a substrate or a mycorrhiza (more when the target needs that
+       colour), growth of the target's colour, open path ends close to a substrate of their
+       colour or a tree (green), and in cooperative play trees joined to the green network
+       (Forest Communication) and mycorrhizae toward Forest Symbiosis;
+    3. plays the best pair, else a rock (on an opponent's meeple when it pays off), else
+       discards its least useful tile;
+    4. after placing, moves onto a network that makes a purchase possible, gives a cube a
+       teammate's target lacks, and buys the affordable card worth most.
+
+    Choices "of your choice" (mycorrhiza cubes, Forest Communication for every player) and
+    discards above the cap follow each player's target.  Deterministic given ``rng``.
+    """
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.last_target: dict[str, str] = {}
+
+    # -- targets and evaluation ------------------------------------------------------------
+
+    def target(self, pos: Position, ed: Edition, player: str) -> Target | None:
+        from companion.purchase import can_buy
+        best = None
+        # White cubes come only from mycorrhizae (5.b), Forest Communication or a swap card:
+        # once every tree is full, a card whose white the player lacks is out of reach.
+        white_source = (economy.effects_of(pos, ed, player)["swap_nutrient"] > 0
+                        or (economy.markers_left(pos, player) > 0 and any(None in s for s in pos.trees.values())))
+        for deck in ("a", "b"):
+            for cid in pos.market[deck]:
+                if cid not in ed.cards:
+                    continue
+                card = ed.cards[cid]
+                a = can_buy(pos, ed, player, cid)
+                own = a.missing_nutrients.get(player, {})
+                others = sum(sum(v.values()) for k, v in a.missing_nutrients.items() if k != player)
+                cost = (1.0 + a.missing_tiles + 1.5 * sum(own.values()) + 1.0 * others) / card.vp
+                if own.get("white") and not white_source:
+                    cost += 50
+                if pos.mode == "cooperative" and card.mycelia_color == "green" and "forest_communication" not in pos.missions:
+                    cost *= 2.5   # paying with green tiles would cut the network 7.c needs
+                if self.last_target.get(player) == cid:
+                    cost *= 0.75   # keep a plan unless another card is clearly cheaper
+                if best is None or cost < best.cost:
+                    best = Target(cid, card.mycelia_color, a.missing_tiles, dict(own), cost)
+        if best is not None:
+            self.last_target[player] = best.card
+        return best
+
+    def wanted(self, pos: Position, ed: Edition, player: str) -> list[str]:
+        """Colours ``player`` would pick "of their choice", most wanted first."""
+        t = self.target(pos, ed, player)
+        want = []
+        if t:
+            for k, v in t.missing.items():
+                want += [k] * v
+        held = pos.nutrients[player]
+        want += sorted(NEEDS, key=lambda k: (held[k], NEEDS.index(k))) * 3
+        return want
+
+    def _goals(self, pos: Position, player: str) -> dict[str, list[Hex]]:
+        goals: dict[str, list[Hex]] = {"pink": [], "yellow": [], "green": []}
+        for at, kind in pos.substrates.items():
+            goals["pink" if kind == "wood" else "yellow"].append(at)
+        left = economy.markers_left(pos, player) > 0
+        for at, slots in pos.trees.items():
+            if pos.mode == "cooperative" or (left and None in slots):
+                goals["green"].append(at)
+        return goals
+
+    def score_place(self, b: Board, player: str, code: str, at: Hex, joined: set[str],
+                    target: Target | None, goals: dict[str, list[Hex]]) -> float:
+        pos = b.pos
+        tile = tilecodes.parse(code)
+        need = target.missing if target else {}
+        s = 0.0
+        kind = pos.substrates.get(at)
+        if kind:
+            color = SUBSTRATE_COLOR[kind]
+            if color in joined:
+                s += 10 + 4 * min(2, need.get(color, 0))
+                s -= 6 * max(0, pos.nutrient_total(player) + 2 - b.edition.nutrient_cap) / 2
+            else:
+                s -= 6
+        coop = pos.mode == "cooperative"
+        markers = economy.markers_left(pos, player) > 0
+        for e, color in enumerate(tile.edge_color):
+            if color is None:
+                continue
+            n = at.neighbor(e)
+            if n in pos.trees:
+                if color == "green" and markers and None in pos.trees[n]:
+                    s += 7 + 6 * min(2, need.get("white", 0)) + (5 if coop else 0)
+                elif color == "green" and coop:
+                    s += 3
+                continue
+            if not b.placeable(n) and n not in pos.substrates:
+                continue
+            g = goals.get(color) or []
+            if g:
+                d = min(distance(n, x) for x in g)
+                w = 1.6 if target and color == target.color else 1.0
+                if color == "green" and (coop or need.get("white")):
+                    w = 1.8
+                s += w * max(0, 5 - d)
+            if need.get("white") and goals["green"]:
+                # Any tile next to a tree forms a mycorrhiza through its green end (5.b), and
+                # mycorrhizae are where white cubes come from.
+                d = min(distance(n, x) for x in goals["green"]) - 1
+                s += 1.5 * max(0, 4 - d)
+        if target and target.color in joined and target.missing_tiles > 0:
+            s += self._toward_purchase(b, player, at, tile, target)
+        if coop and "forest_communication" not in pos.missions and "green" in tile.edge_color:
+            s += self._communication(b, at, tile)
+        return s + self.rng.random() * 0.5
+
+    def _toward_purchase(self, b: Board, player: str, at: Hex, tile: tilecodes.Tile, target: Target) -> float:
+        """Value of a tile that grows the target card's colour: the size of the network it
+        forms with its neighbours of that colour, most when it reaches the card's count (6.a)."""
+        pos = b.pos
+        sizes = pos.cache.get("net_of")
+        if sizes is None:
+            sizes = pos.cache["net_of"] = {}
+            for i, net in enumerate(b.graph.networks):
+                for node in net.nodes:
+                    if node[1] >= 0:
+                        sizes[(node, net.color)] = (i, len(net.spaces))
+        nets = {}
+        for e, color in enumerate(tile.edge_color):
+            if color != target.color:
+                continue
+            n = at.neighbor(e)
+            code = pos.tiles.get(n)
+            if code is None:
+                continue
+            i = tilecodes.parse(code).path_on_edge(opposite(e))
+            got = sizes.get(((n, i), color)) if i is not None else None
+            if got:
+                nets[got[0]] = got[1]
+        size = 1 + sum(nets.values())
+        need = economy.mycelia_needed(pos, b.edition, b.edition.cards[target.card], player)
+        return 22.0 if size >= need else 4.0 + 2.0 * size
+
+    def _communication(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
+        """Forest Communication (7.c): value of a green tile by the trees its green network
+        would touch (the networks it joins plus the trees it faces), more when that beats the
+        best network so far, and by how close its open green ends come to the trees left."""
+        pos = b.pos
+        node_trees, best_now = self._green_trees(b)
+        trees: set = set()
+        joined = False
+        open_ends = []
+        for e, color in enumerate(tile.edge_color):
+            if color != "green":
+                continue
+            n = at.neighbor(e)
+            if n in pos.trees:
+                trees.add(n)
+                continue
+            code = pos.tiles.get(n)
+            if code is not None:
+                i = tilecodes.parse(code).path_on_edge(opposite(e))
+                if i is not None and (n, i) in node_trees:
+                    trees |= node_trees[(n, i)]
+                    joined = True
+            elif b.placeable(n):
+                open_ends.append(n)
+        s = 0.0
+        if joined or trees:
+            s += 3 * len(trees) + 10 * max(0, len(trees) - best_now)
+        if open_ends and (joined or trees):
+            left = [t for t in pos.trees if t not in trees]
+            if left:
+                s += 2.5 * max(0, 5 - min(distance(n, t) for n in open_ends for t in left))
+        return s
+
+    def _green_trees(self, b: Board) -> tuple[dict, int]:
+        """Green path node -> trees its network touches; and the most trees one touches."""
+        cached = b.pos.cache.get("green_trees")
+        if cached is not None:
+            return cached
+        pos = b.pos
+        out: dict = {}
+        best = 0
+        for net in b.graph.networks:
+            if net.color != "green":
+                continue
+            touched = frozenset(h.neighbor(e) for (h, i) in net.nodes if i >= 0
+                                for e in tilecodes.parse(pos.tiles[h]).paths[i].edges if h.neighbor(e) in pos.trees)
+            best = max(best, len(touched))
+            for node in net.nodes:
+                out[node] = touched
+        b.pos.cache["green_trees"] = (out, best)
+        return out, best
+
+    def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
+        pos = b.pos
+        goals = self._goals(pos, player)
+        strict = option(pos.options, "substrate_requires_matching_color")
+        best: tuple[float, dict[str, Any] | None] = (-1e9, None)
+        frontier = b.frontier(player)
+        for code in dict.fromkeys(c for c in pos.hands[player] if c != tilecodes.ROCK):
+            for k, placed in tilecodes.distinct_rotations(code):
+                tile = tilecodes.parse(placed)
+                for at, attach in frontier.items():
+                    joined = connections(tile, attach)
+                    if not joined:
+                        continue
+                    kind = pos.substrates.get(at)
+                    if kind and strict and SUBSTRATE_COLOR[kind] not in joined:
+                        continue
+                    sc = self.score_place(b, player, placed, at, joined, target, goals)
+                    if sc > best[0]:
+                        best = (sc, {"player": player, "action": "place", "tile": code, "at": [at.q, at.r], "rotation": k})
+        return best
+
+    # -- the turn --------------------------------------------------------------------------
+
+    def next_action(self, pos: Position, ed: Edition) -> dict[str, Any] | None:
+        """The bot's next action this turn, or ``None`` when it has nothing more to do
+        (drawing and ending the turn are the table's)."""
+        p = pos.active
+        taken = pos.taken
+        if "spore" in taken or "buy" in taken:
+            return None
+        b = Board(pos, ed)
+        target = self.target(pos, ed, p)
+        if "place" not in taken:
+            if not taken:
+                ability = self._spore_ability(b, p, target)
+                if ability:
+                    return ability
+            return self._growth(b, p, target)
+        if "move" not in taken:
+            mv = self._move_to_buy(b, p)
+            if mv:
+                return mv
+        if "give" not in taken and pos.mode != "competitive":
+            mv = self._gift(b, p)
+            if mv:
+                return mv
+        if "swap" not in taken:
+            mv = self._swap(b, p, target)
+            if mv:
+                return mv
+        return self._purchase(b, p)
+
+    def _swap(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+        """Swap Nutrient Color: trade a cube the target does not need for one it lacks."""
+        pos, ed = b.pos, b.edition
+        if not target or not target.missing or not economy.effects_of(pos, ed, p)["swap_nutrient"]:
+            return None
+        from companion.purchase import can_buy
+        cost = economy.nutrient_costs(pos, ed, ed.cards[target.card], p).get(p, {})
+        for take in target.missing:
+            for give in NEEDS:
+                if give != take and pos.nutrients[p][give] > cost.get(give, 0):
+                    mv = {"player": p, "action": "swap", "give": give, "take": take}
+                    if check(pos, mv, ed).legal:
+                        return mv
+        return None
+
+    def _with_meeple(self, pos: Position, player: str, to: Hex) -> Position:
+        new = pos.copy()
+        new.meeples[player] = to
+        if "graph" in pos.cache:
+            new.cache["graph"] = pos.cache["graph"]   # tiles and spores unchanged
+        return new
+
+    def _growth(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+        pos = b.pos
+        best_score, best = self.best_placement(b, p, target)
+        first = None
+        if "move" not in pos.taken:
+            moves = movegen.meeple_moves(b, p)
+            if len(moves) > 16:
+                moves = self.rng.sample(moves, 16)
+            for mv in moves:
+                moved = Board(self._with_meeple(pos, p, Hex(*mv["to"])), b.edition)
+                sc, pl = self.best_placement(moved, p, target)
+                if pl is not None and sc - 0.5 > best_score:
+                    best_score, best, first = sc - 0.5, pl, mv
+        rock = self._rock(b, p)
+        if rock is not None and (best is None or rock[0] >= best_score or best_score < 4):
+            return rock[1]
+        if first is not None:
+            return first
+        if best is not None and best_score > -3:
+            return best
+        discards = [c for c in pos.hands[p] if c != tilecodes.ROCK]
+        if discards:
+            return {"player": p, "action": "discard", "tile": self.rng.choice(discards)}
+        return best or (rock[1] if rock else None)
+
+    def _rock(self, b: Board, p: str) -> tuple[float, dict[str, Any]] | None:
+        pos = b.pos
+        spots = movegen.rock_spots(b, p)
+        if not spots:
+            return None
+        mine = set(pos.teammates(p))
+        best = None
+        for mv in spots:
+            at = Hex(*mv["at"])
+            s = 0.0
+            who = pos.meeple_at(at)
+            owner = pos.spore_owner(at)
+            if who in mine or owner in mine:
+                s -= 20
+            elif who is not None and pos.mode != "cooperative":
+                s += 8
+            if owner is not None and owner not in mine and pos.mode != "cooperative":
+                s += 4
+            if at in pos.tiles:
+                s -= 4 if pos.mode == "cooperative" else 1
+            if at in pos.substrates:
+                s -= 3
+            if any(n in pos.trees for n in at.neighbors()) and pos.mode == "cooperative":
+                s -= 3
+            s += self.rng.random() * 0.1
+            if best is None or s > best[0]:
+                best = (s, mv)
+        return best
+
+    def _spore_ability(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+        pos = b.pos
+        spore = pos.spores.get(p)
+        if spore is None or spore.used or spore.at is None:
+            return None
+        if movegen.placements(b, p) or movegen.rock_spots(b, p):
+            return None
+        # Nothing placeable from here: start over from a better starting space.
+        to = self.start_space(b, p, exclude=spore.at)
+        return {"player": p, "action": "spore_ability", "mode": "relocate", "to": [to.q, to.r]} if to else None
+
+    def _move_to_buy(self, b: Board, p: str) -> dict[str, Any] | None:
+        if self._purchase(b, p):
+            return None
+        for mv in movegen.meeple_moves(b, p):
+            moved = self._with_meeple(b.pos, p, Hex(*mv["to"]))
+            if self._purchase(Board(moved, b.edition), p):
+                return mv
+        return None
+
+    def _gift(self, b: Board, p: str) -> dict[str, Any] | None:
+        pos, ed = b.pos, b.edition
+        mine = self.target(pos, ed, p)
+        keep = mine.missing if mine else {}
+        for other in pos.teammates(p):
+            if other == p:
+                continue
+            t = self.target(pos, ed, other)
+            if not t:
+                continue
+            for k, v in t.missing.items():
+                spare = pos.nutrients[p][k] - keep.get(k, 0)
+                if v > 0 and spare > 0:
+                    mv = {"player": p, "action": "give", "to": other, "nutrients": {k: 1}}
+                    if check(pos, mv, ed).legal:
+                        return mv
+        return None
+
+    def _purchase(self, b: Board, p: str) -> dict[str, Any] | None:
+        pos, ed = b.pos, b.edition
+        cards = sorted((c for d in ("a", "b") for c in pos.market[d] if c in ed.cards),
+                       key=lambda c: (-ed.cards[c].vp, c))
+        for cid in cards:
+            if (pos.mode == "cooperative" and ed.cards[cid].mycelia_color == "green"
+                    and "forest_communication" not in pos.missions and pos.bag > 8):
+                continue   # keep the green network for Forest Communication (7.c)
+            mv = {"player": p, "action": "buy", "card": cid}
+            if check(pos, mv, ed).legal:
+                target = self.target(pos, ed, p)
+                close = target is not None and target.missing_tiles + sum(target.missing.values()) <= 1
+                if close and target.card != cid and ed.cards[target.card].vp > ed.cards[cid].vp and pos.bag > 6:
+                    continue   # one step from a dearer card: do not spend its network on a cheap one
+                to = self._restart_space(b, mv)
+                if to is not None:
+                    mv["spore_to"] = [to.q, to.r]
+                return mv
+        return None
+
+    def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
+        """Where to put the spore after a purchase (6: "at any starting point (it can be the
+        same)"): the starting space with the best placement for the hand, on the board as it
+        will be once the card's tiles are paid."""
+        from companion.rules import apply
+        p = buy["player"]
+        after = apply(b.pos, buy, b.edition).position
+        spaces = movegen.starting_spaces(b, p)   # judged before the purchase, as the rules do
+        if not spaces:
+            return None
+        target = self.target(after, b.edition, p)
+        best, best_score = None, -1e9
+        for h in spaces:
+            trial = after.copy()
+            trial.spores[p].at = h
+            trial.meeples[p] = h
+            trial.taken = []
+            score, _ = self.best_placement(Board(trial, b.edition), p, target)
+            if score > best_score:
+                best, best_score = h, score
+        return best
+
+    def start_space(self, b: Board, p: str, exclude: Hex | None = None) -> Hex | None:
+        """The starting space closest to substrates and trees (3, 4.d, 6)."""
+        spaces = [h for h in movegen.starting_spaces(b, p) if h != exclude]
+        if not spaces:
+            return None
+        goals = [h for hs in self._goals(b.pos, p).values() for h in hs] or [Hex(0, 0)]
+        others = [s.at for c, s in b.pos.spores.items() if c != p and s is not None and s.at is not None]
+
+        def key(h: Hex) -> float:
+            near = sorted(distance(h, g) for g in goals)[:3]
+            crowd = sum(1 for o in others if distance(h, o) <= 3)
+            return sum(near) + 2 * crowd + self.rng.random()
+        return min(spaces, key=key)
+
+    # -- the BotTable interface ------------------------------------------------------------
+
+    def spore_space(self, pos: Position, edition: Edition) -> dict[str, Any]:
+        to = self.start_space(Board(pos, edition), pos.active)
+        return {"player": pos.active, "action": "spore", "at": [to.q, to.r]}
+
+    def relocation(self, pos: Position, edition: Edition, color: str) -> dict[str, Any] | None:
+        to = self.start_space(Board(pos, edition), color)
+        return {"player": color, "action": "relocate", "to": [to.q, to.r]} if to else None
+
+    def choose(self, pos: Position, edition: Edition, move: dict[str, Any]) -> dict[str, Any]:
+        """Fill the choices ``move`` leaves to the players (cubes of their choice, discards
+        above the cap) with what each player's target needs."""
+        try:
+            asked = choices_needed(pos, move, edition)
+        except IllegalMove:
+            return move
+        if not asked:
+            return move
+        out = dict(move)
+        choose = {}
+        drop: dict[str, dict[str, int]] = {}
+        for a in asked:
+            if a["kind"] == "gain" and a["player"] not in choose:
+                choose[a["player"]] = self.wanted(pos, edition, a["player"])[:8]
+            elif a["kind"] == "discard":
+                want = set(self.wanted(pos, edition, a["player"])[:3])
+                held = dict(pos.nutrients[a["player"]])
+                order = sorted(NEEDS, key=lambda k: (k in want, -held[k]))
+                drop[a["player"]] = {order[0]: a["count"]}
+        if choose:
+            out["choose"] = choose
+        if drop:
+            out["drop"] = drop
+        return out
+
+
+def make_bot(level: str, rng: random.Random):
+    """A bot of ``level`` (one of :data:`BOTS`); ``ValueError`` for another name."""
+    if level == "greedy":
+        return GreedyBot(rng)
+    if level == "random":
+        return RandomBot(rng)
+    raise ValueError(f"unknown bot level {level!r} (known: {', '.join(BOTS)})")

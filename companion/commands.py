@@ -1,5 +1,5 @@
-"""The rules-core subcommands of ``mycelium-companion``: check-move, legal-moves, afford,
-selfplay, show, and the game log's export and games."""
+"""The rules-core subcommands of ``mycelium-companion``: check-move, apply-move, legal-moves,
+afford, selfplay, show, and the game log's export and games."""
 
 from __future__ import annotations
 
@@ -86,6 +86,47 @@ def cmd_check_move(args: argparse.Namespace) -> int:
 
 
 @_guard
+def cmd_apply_move(args: argparse.Namespace) -> int:
+    """Play one move: the new position, the notes in words and any choice left to a player.
+
+    Exit 0 when played, 1 when the rules refuse the move (reason on stdout and stderr)."""
+    from companion.rules import IllegalMove, apply
+    pos = load_position(args.position)
+    move = load_move(args.move)
+    try:
+        out = apply(pos, move, _edition_for(pos))
+    except IllegalMove as e:
+        print(json.dumps({"legal": False, "reason": e.reason, "message": e.message}))
+        print(f"mycelium-companion: illegal move ({e.reason}): {e.message}", file=sys.stderr)
+        return 1
+    doc = out.position.to_json()
+    if args.out:
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({"legal": True, "notes": out.notes, "choices": out.choices,
+                      "position": args.out or doc}))
+    return 0
+
+
+@_guard
+def cmd_hint(args: argparse.Namespace) -> int:
+    """The active player's suggested action with its reason, and a plan per face-up card."""
+    from companion.hints import hint
+    pos = load_position(args.position)
+    ed = _edition_for(pos)
+    h = hint(pos, ed)
+    if args.json:
+        print(json.dumps(h.to_json()))
+        return 0
+    print(f"{h.player}: {h.reason}")
+    if h.move is not None:
+        print(f"  move: {json.dumps(h.move)}")
+    for c in h.cards:
+        head = f"{c.name} ({c.card}, {c.vp} VP)"
+        print(f"{head}: " + ("can be bought now" if c.can_buy else "; ".join(c.steps)))
+    return 0
+
+
+@_guard
 def cmd_legal_moves(args: argparse.Namespace) -> int:
     from companion.movegen import legal_moves
     pos = load_position(args.position)
@@ -120,7 +161,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
-    from companion.selfplay import play_games
+    from companion.selfplay import play_games, summarize
     if args.games < 1:
         print("mycelium-companion: --games must be at least 1", file=sys.stderr)
         return 2
@@ -128,7 +169,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         print("mycelium-companion: team mode is 2 vs 2: --players must be 4", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty)
+    games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty,
+                       bot=args.bot)
     elapsed = time.perf_counter() - t0
     winners: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
@@ -145,6 +187,9 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         "events": sum(g.events for g in games),
         "violations": [{"seed": g.seed, "violations": g.violations} for g in games if g.violations],
         "games_per_second": round(len(games) / elapsed, 2),
+        "bot": args.bot, "difficulty": args.difficulty,
+        **summarize(games),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     print(json.dumps(summary))
     return 1 if summary["violations"] else 0
@@ -266,6 +311,18 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--move", required=True, metavar="M.json", help="move file")
     p.set_defaults(func=cmd_check_move)
 
+    p = sub.add_parser("apply-move", help="play one move: new position and notes in words (JSON out; exit 1 if illegal)")
+    p.add_argument("--position", required=True, metavar="P.json", help="position file ('-' for stdin)")
+    p.add_argument("--move", required=True, metavar="M.json", help="move file")
+    p.add_argument("--out", default=None, metavar="P2.json",
+                   help="also write the new position there (stdout then names the file instead of repeating it)")
+    p.set_defaults(func=cmd_apply_move)
+
+    p = sub.add_parser("hint", help="the active player's best action with its reason, and a plan per face-up card")
+    p.add_argument("--position", required=True, metavar="P.json")
+    p.add_argument("--json", action="store_true", help="one JSON document instead of sentences")
+    p.set_defaults(func=cmd_hint)
+
     p = sub.add_parser("legal-moves", help="every legal move of the active player")
     p.add_argument("--position", required=True, metavar="P.json")
     p.set_defaults(func=cmd_legal_moves)
@@ -285,6 +342,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--players", type=int, choices=[2, 3, 4], default=None,
                    help="players per game (default: 2-4 in turn; 4 in team mode)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
+    p.add_argument("--bot", choices=["greedy", "random"], default="greedy",
+                   help="bot level: greedy (one-ply search, plays to win) or random")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")

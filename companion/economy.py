@@ -56,25 +56,60 @@ def pick_colors(pos: Position, color: str, n: int, allowed: tuple[str, ...], cho
 
 
 def gain(pos: Position, edition: Edition, color: str, nutrient: str, n: int, why: str, notes: list[str]) -> int:
-    """Give ``color`` up to ``n`` cubes of ``nutrient`` from the supply; return how many it keeps.
+    """Give ``color`` up to ``n`` cubes of ``nutrient`` from the supply; return how many it got.
 
-    The supply is finite: a colour that runs out gives nothing more.  The cap (rulebook 5,
-    "not allowed to have more than 8 nutrients") returns the excess new cubes to the supply.
+    The supply is finite: a colour that runs out gives nothing more.  The cap (rulebook 5) is
+    not applied here: the player may stand above it until the move is complete, then
+    :func:`settle_cap` has them discard down to 8 cubes of their choice.
     """
     if n <= 0:
         return 0
     available = supply(pos, edition)[nutrient]
-    got = min(n, available)
+    got = max(0, min(n, available))
     if got < n:
         notes.append(f"{color}: the supply has only {available} {nutrient} left ({why})")
-    room = edition.nutrient_cap - pos.nutrient_total(color)
-    kept = max(0, min(got, room))
-    pos.nutrients[color][nutrient] += kept
-    if kept:
-        notes.append(f"{color} +{kept} {nutrient} ({why})")
-    if got > kept:
-        notes.append(f"{color} discards {got - kept} {nutrient}: cap of {edition.nutrient_cap} nutrients")
-    return kept
+    pos.nutrients[color][nutrient] += got
+    if got:
+        notes.append(f"{color} gains {got} {nutrient} ({why})")
+    return got
+
+
+def settle_cap(pos: Position, edition: Edition, color: str, drop: dict[str, int] | None,
+               notes: list[str]) -> dict[str, int] | None:
+    """Discard ``color``'s cubes above the cap (rulebook 5: "If more are obtained, nutrients
+    must be discarded until only 8 are left").
+
+    ``drop`` is the player's choice of cubes to return; what it does not cover (or a choice
+    naming cubes the player lacks) is taken from the most plentiful colour.  Returns the
+    cubes discarded by default (``None`` when the player's choice covered it all or nothing
+    was over).
+    """
+    over = pos.nutrient_total(color) - edition.nutrient_cap
+    if over <= 0:
+        return None
+    held = pos.nutrients[color]
+    chosen: Counter[str] = Counter()
+    for k, v in (drop or {}).items():
+        take = min(v, held.get(k, 0), over - sum(chosen.values()))
+        if take > 0:
+            chosen[k] += take
+    pay(pos, color, dict(chosen), f"discarded by choice: cap of {edition.nutrient_cap} nutrients", notes)
+    rest = over - sum(chosen.values())
+    if rest <= 0:
+        return None
+    default = any_payment(pos.nutrients[color], rest) or {}
+    pay(pos, color, default, f"discarded, most plentiful colour: cap of {edition.nutrient_cap} nutrients", notes)
+    return default
+
+
+MARKERS_PER_COLOR = 8
+"""Mycorrhiza markers of each player colour (components: "Mycorrhizal markers (32)", four
+colours)."""
+
+
+def markers_left(pos: Position, color: str) -> int:
+    """Markers ``color`` still has in front of them: 8 less those on the trees."""
+    return MARKERS_PER_COLOR - sum(slots.count(color) for slots in pos.trees.values())
 
 
 def pay(pos: Position, color: str, cost: dict[str, int], why: str, notes: list[str]) -> None:
@@ -82,7 +117,7 @@ def pay(pos: Position, color: str, cost: dict[str, int], why: str, notes: list[s
     for k, v in cost.items():
         if v:
             pos.nutrients[color][k] -= v
-            notes.append(f"{color} -{v} {k} ({why})")
+            notes.append(f"{color} returns {v} {k} ({why})")
 
 
 def shortfall(held: dict[str, int], cost: dict[str, int]) -> dict[str, int]:

@@ -15,7 +15,9 @@ from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
 from companion.hexgrid import Hex
 from companion.options import option
 from companion.position import Position
-from companion.rules import Board, _connections, check
+from companion.board import (Board, IllegalMove, check_starting_space, connections, has_place_action,  # noqa: F401
+                             rock_spots)
+from companion.rules import check
 
 
 def _hx(h: Hex) -> list[int]:
@@ -32,30 +34,13 @@ def placements(b: Board, player: str) -> list[dict[str, Any]]:
         for k, placed in tilecodes.distinct_rotations(code):
             tile = tilecodes.parse(placed)
             for at, attach in frontier.items():
-                joined = _connections(tile, attach)
+                joined = connections(tile, attach)
                 if not joined:
                     continue
                 kind = pos.substrates.get(at)
                 if kind and strict and SUBSTRATE_COLOR[kind] not in joined:
                     continue
                 out.append({"player": player, "action": "place", "tile": code, "at": _hx(at), "rotation": k})
-    return out
-
-
-def rock_spots(b: Board, player: str) -> list[dict[str, Any]]:
-    """Every legal ``rock`` move (4.a.2)."""
-    pos = b.pos
-    meeple = pos.meeples.get(player)
-    if tilecodes.ROCK not in pos.hands[player] or meeple is None:
-        return []
-    own_ok = option(pos.options, "rock_on_own_spore")
-    out = []
-    for n in meeple.neighbors():
-        if not b.on_board(n) or n in pos.trees or n in pos.rocks:
-            continue
-        if not own_ok and pos.spore_owner(n) == player:
-            continue
-        out.append({"player": player, "action": "rock", "at": _hx(n)})
     return out
 
 
@@ -68,10 +53,9 @@ def meeple_moves(b: Board, player: str) -> list[dict[str, Any]]:
     out = []
     taken = {h for c, h in pos.meeples.items() if c != player and h is not None}
     for color in tilecodes.COLORS.values():
-        starts = b.meeple_starts(player, color)
-        if not starts:
+        dests = {n[0] for n in b.meeple_reach(player, color)}
+        if not dests:
             continue
-        dests = {n[0] for n in b.graph.walk(starts, color, frozenset(), frozenset([player]))}
         for h in sorted(dests - taken - {meeple}):
             out.append({"player": player, "action": "move", "to": _hx(h), "color": color})
     return out
@@ -94,11 +78,10 @@ def removals(b: Board, player: str) -> list[dict[str, Any]]:
 
 def starting_spaces(b: Board, player: str) -> list[Hex]:
     """Outermost spaces where ``player`` may put a spore now (3, 4.d, 6)."""
-    from companion.rules import IllegalMove, _check_starting_space
     out = []
     for h in sorted(b.edition.outermost):
         try:
-            _check_starting_space(b, player, h)
+            check_starting_space(b, player, h)
         except IllegalMove:
             continue
         out.append(h)
@@ -122,7 +105,7 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
     taken = pos.taken
     if "buy" in taken:
         # After a purchase only more purchases (table rule), swaps, draws and the end remain.
-        out += [m for m in _economy_moves(b, p) if m["action"] in ("buy", "swap")]
+        out += [m for m in economy_moves(b, p) if m["action"] in ("buy", "swap")]
     elif "spore" not in taken:
         if "place" not in taken:
             out += placements(b, p)
@@ -138,14 +121,14 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
                 out += [{"player": p, "action": "spore_ability", "mode": "redraw", "discard": c} for c in dict.fromkeys(pos.hands[p])]
                 out += [{"player": p, "action": "spore_ability", "mode": "relocate", "to": _hx(h)}
                         for h in starting_spaces(b, p) if h != spore.at]
-        out += _economy_moves(b, p)
+        out += economy_moves(b, p)
     end = {"player": p, "action": "end_turn"}
     if check(pos, end, ed).legal:
         out.append(end)
     return out
 
 
-def _economy_moves(b: Board, p: str) -> list[dict[str, Any]]:
+def economy_moves(b: Board, p: str) -> list[dict[str, Any]]:
     """Purchases (with automatic tile choice), gifts and swaps that are legal now."""
     pos, ed = b.pos, b.edition
     out: list[dict[str, Any]] = []
@@ -170,11 +153,4 @@ def _economy_moves(b: Board, p: str) -> list[dict[str, Any]]:
     return out
 
 
-def has_place_action(pos: Position, edition: Edition) -> bool:
-    """Whether the active player can still place a tile or rock or discard (4.a is
-    mandatory only when one of them is possible)."""
-    b = Board(pos, edition)
-    p = pos.active
-    if any(c != tilecodes.ROCK for c in pos.hands[p]):
-        return True
-    return bool(rock_spots(b, p))
+_economy_moves = economy_moves  # the old private name, kept for existing callers

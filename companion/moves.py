@@ -45,6 +45,10 @@ class Move:
     """A parsed move.  Fields not used by the action are ``None``.
 
     ``raw`` keeps the JSON document as given, so an event log stores exactly what was played.
+    ``choose`` holds the mover's colours "of your choice"; ``choices`` every player's (the
+    mover's included); ``drop`` the cubes each player returns when a move takes them above the
+    nutrient cap (rulebook 5).  Whoever is not named gets the default reading of
+    ``docs/rules.md`` and :func:`companion.rules.choices_needed` says whom to ask.
     """
 
     player: str
@@ -67,6 +71,8 @@ class Move:
     give: str | None = None
     take: str | None = None
     choose: tuple[str, ...] = ()
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    drop: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)
     replace: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -164,12 +170,30 @@ def parse_move(doc: Any) -> Move:
             raise PositionError("deck", f"must be a or b, got {deck!r}")
         f["deck"] = deck
         f["card"] = need(doc, "card", str, "")
+    # "Of your choice" (5.b, 7.c): a list is the mover's own colours; an object names each
+    # player's colours, e.g. {"blue": ["pink"], "orange": ["white", "white"]}.
     choose = doc.get("choose", [])
     if isinstance(choose, str):
         choose = [choose]
+    if isinstance(choose, dict):
+        choices = {}
+        for who, cs in choose.items():
+            if isinstance(cs, str):
+                cs = [cs]
+            if not isinstance(cs, list) or any(c not in NUTRIENT_COLORS for c in cs):
+                raise PositionError(f"choose.{who}", f"must list nutrient colours {list(NUTRIENT_COLORS)}")
+            choices[who] = tuple(cs)
+        f["choices"] = choices
+        choose = list(choices.get(player, ()))
     if not isinstance(choose, list) or any(c not in NUTRIENT_COLORS for c in choose):
-        raise PositionError("choose", f"must list nutrient colours {list(NUTRIENT_COLORS)}")
+        raise PositionError("choose", f"must list nutrient colours {list(NUTRIENT_COLORS)}, or map players to such lists")
     f["choose"] = tuple(choose)
+    f["choices"] = {**f.get("choices", {}), player: tuple(choose)}
+    # Over the cap (5): the cubes each player returns, e.g. {"orange": {"pink": 1}}.
+    drop = doc.get("drop", {})
+    if not isinstance(drop, dict):
+        raise PositionError("drop", "must map players to nutrient counts, e.g. {\"orange\": {\"pink\": 1}}")
+    f["drop"] = {who: _nutrient_map(v, f"drop.{who}") for who, v in drop.items()}
     if doc.get("replace") is not None:
         f["replace"] = need(doc, "replace", str, "")
     return Move(**f)

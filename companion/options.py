@@ -27,6 +27,16 @@ DEFAULTS: dict[str, Any] = {
     # Rulebook 6.b.2 "each player on the team pays": each member pays their own meeple
     # colour's cost ("each_member"), or the buyer may pay it all ("buyer_pays_all").
     "team_payment": "each_member",
+    # Rulebook 4.b II forbids "another player's Spore"; 4.a.1 lets a tile connect to the active
+    # player's own spore.  True: your own spore joins the networks touching it, for growth and
+    # for flow (one colour in, the same colour out).  False: it is an end point only.
+    "own_spore_joins_networks": True,
+    # Rulebook 5: above 8 nutrients "nutrients must be discarded".  True: a gift that would take
+    # the receiver above 8 is refused instead of the receiver discarding.
+    "refuse_gift_over_cap": False,
+    # Not a rulebook reading: the dashboard's "What can I do?" button (the bot's suggestion and
+    # a plan per card).  Off unless the table turns it on.
+    "hints": False,
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -37,6 +47,9 @@ DESCRIPTIONS: dict[str, str] = {
     "give_in_competitive": "nutrients may be given to opponents in competitive mode",
     "max_purchases_per_turn": "mushroom cards a player may buy in one turn",
     "team_payment": "who pays the cooperative/team nutrient cost: each_member or buyer_pays_all",
+    "own_spore_joins_networks": "your own spore joins the networks touching it, for growth and for moving across it",
+    "refuse_gift_over_cap": "a gift that would take the receiver above 8 nutrients is refused (else they discard)",
+    "hints": "the dashboard offers a 'What can I do?' button for the active player",
 }
 
 

@@ -9,7 +9,7 @@ from companion.edition import Edition
 from companion.position import Position
 
 if TYPE_CHECKING:
-    from companion.rules import Board
+    from companion.board import Board
 
 
 def check_missions(b: "Board", notes: list[str]) -> None:
@@ -23,8 +23,10 @@ def check_missions(b: "Board", notes: list[str]) -> None:
             pos.missions.append(prog.mission)
             notes.append(f"mission accomplished: {prog.mission.replace('_', ' ')} ({prog.detail})")
             if prog.mission == "forest_communication":
+                # Every player picks their own colours: the move's ``choose`` per player, else
+                # the default reading (the colours they hold fewest of), reported by b.pick.
                 for color in pos.colors:
-                    for k in economy.pick_colors(pos, color, ed.forest_communication_bonus, ("pink", "yellow", "white"), []):
+                    for k in b.pick(color, ed.forest_communication_bonus, ("pink", "yellow", "white"), "Forest Communication"):
                         economy.gain(pos, ed, color, k, 1, "Forest Communication", notes)
 
 

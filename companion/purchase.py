@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion import economy
 from companion import tiles as tilecodes
+from companion.board import Board, IllegalMove, check_starting_space, clear_space
 from companion.edition import Card, Edition
 from companion.hexgrid import Hex
 from companion.networks import Network
@@ -20,7 +21,6 @@ from companion.position import Position
 
 if TYPE_CHECKING:
     from companion.moves import Move
-    from companion.rules import Board
 
 
 @dataclass
@@ -50,7 +50,6 @@ def _eligible(b: "Board", net: Network, player: str) -> list[Hex]:
 def plan_purchase(b: "Board", m: "Move") -> Plan:
     """Check a ``buy`` move and return its :class:`Plan`; raise
     :class:`~companion.rules.IllegalMove` with the exact reason otherwise."""
-    from companion.rules import IllegalMove, _check_starting_space
 
     pos, ed = b.pos, b.edition
     card = ed.cards.get(m.card)
@@ -89,7 +88,7 @@ def plan_purchase(b: "Board", m: "Move") -> Plan:
             who = "You need" if payer == m.player else f"{payer} needs"
             raise IllegalMove("insufficient_nutrients", f"{who} {_more(short)} for {card.name}.")
     if m.spore_to is not None:
-        _check_starting_space(b, m.player, m.spore_to)
+        check_starting_space(b, m.player, m.spore_to)
     elif pos.spores.get(m.player) is None or pos.spores[m.player].at is None:
         raise IllegalMove("spore_displaced", "Your spore is off the board: say where it goes after the purchase (spore_to).")
     if m.refill is not None:
@@ -109,7 +108,6 @@ def _more(short: dict[str, int]) -> str:
 
 def _choose_tiles(b: "Board", player: str, color: str, need: int, card: Card) -> list[Hex]:
     """Pick ``need`` payable tiles automatically, or raise the exact reason none exist."""
-    from companion.rules import IllegalMove
 
     if need == 0:
         return []
@@ -138,7 +136,6 @@ def _choose_tiles(b: "Board", player: str, color: str, need: int, card: Card) ->
 
 def execute_purchase(b: "Board", m: "Move", notes: list[str]) -> None:
     """Apply a checked purchase to ``b.pos`` (which the caller owns)."""
-    from companion.rules import clear_space
 
     pos, ed = b.pos, b.edition
     plan = plan_purchase(b, m)
@@ -195,7 +192,6 @@ class Affordability:
 def can_buy(pos: Position, edition: Edition, player: str, card_id: str) -> Affordability:
     """Whether ``player`` could buy face-up card ``card_id`` with the board and cubes as they
     are (turn order aside), with the exact shortfall in nutrients and mycelia."""
-    from companion.rules import Board
 
     b = Board(pos, edition)
     card = edition.cards[card_id]

@@ -10,18 +10,21 @@ meeples sent home...).  Each rule cites its rulebook section
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from companion import economy
 from companion import tiles as tilecodes
-from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
+from companion.board import (Board, IllegalMove, check_starting_space, clear_space, connections,  # noqa: F401
+                             has_place_action, send_home)
+from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.moves import TABLE, Move, parse_move
-from companion.networks import SPORE, MyceliumGraph
+from companion.networks import SPORE
 from companion.options import option
-from companion.position import Position
+from companion.outcome import check_missions, early_result, final_result
+from companion.position import Position, Spore
+from companion.purchase import execute_purchase, plan_purchase
 
 REASONS: dict[str, str] = {
     "game_over": "the game has ended",
@@ -49,6 +52,7 @@ REASONS: dict[str, str] = {
     "move_not_on_network": "the space is not on the chosen network from your meeple (4.b)",
     "move_onto_meeple": "you may pass other meeples but not stop on one (4.b)",
     "move_over_spore": "meeples cannot pass or stop on another player's spore (4.b II)",
+    "move_over_own_spore": "table rule: your own spore ends a move but is not crossed (4.b II)",
     "move_over_rock": "meeples cannot pass or stop on rocks (4.b III)",
     "move_over_tree": "meeples cannot pass or stop on trees (4.b IV)",
     "insufficient_nutrients": "not enough nutrients to pay",
@@ -93,16 +97,6 @@ MARKET_SIZE = 3
 """Face-up cards per deck (rulebook 2.d)."""
 
 
-class IllegalMove(Exception):
-    """A move the rules forbid.  ``reason`` is a code of :data:`REASONS`; ``message`` is the
-    sentence shown to the player."""
-
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-
-
 @dataclass(frozen=True)
 class Verdict:
     """The answer of :func:`check`: ``legal``, a ``reason`` code (``None`` when legal) and a
@@ -122,93 +116,13 @@ class Outcome:
 
     position: Position
     notes: list[str] = field(default_factory=list)
+    choices: list[dict[str, Any]] = field(default_factory=list)
+    """Choices the move left open, filled with the default reading (see :func:`choices_needed`)."""
 
 
-# --- the context of one judgement --------------------------------------------------------
-
-class Board:
-    """One position with its edition and (lazily) its mycelium graph."""
-
-    def __init__(self, pos: Position, edition: Edition | None = None):
-        self.pos = pos
-        self.edition = edition or load_edition(pos.edition)
-
-    @property
-    def graph(self) -> MyceliumGraph:
-        """The position's mycelium graph, built once and kept in ``pos.cache``."""
-        g = self.pos.cache.get("graph")
-        if g is None:
-            g = self.pos.cache["graph"] = MyceliumGraph(self.pos)
-        return g
-
-    def invalidate(self) -> None:
-        """Forget derived data after the position was changed."""
-        self.pos.cache.clear()
-
-    def label(self, h: Hex | None) -> str:
-        return "nowhere" if h is None else self.edition.label(h)
-
-    def on_board(self, h: Hex) -> bool:
-        return h in self.edition.spaces
-
-    def placeable(self, h: Hex) -> bool:
-        """Empty for a mycelium tile: on the board, no tile, rock, tree or spore."""
-        return h in self.edition.spaces and self.pos.occupant(h) is None
-
-    def other_meeples(self, player: str) -> frozenset[Hex]:
-        return frozenset(h for c, h in self.pos.meeples.items() if c != player and h is not None)
-
-    def meeple_starts(self, player: str, color: str) -> list:
-        """Graph nodes the player's meeple stands on for a walk in ``color``."""
-        at = self.pos.meeples.get(player)
-        if at is None:
-            return []
-        if at in self.pos.tiles:
-            return self.graph.nodes_at(at, color)
-        node = self.graph.spore_nodes.get(player)
-        return [node] if node is not None and node[0] == at else []
-
-    def frontier(self, player: str, blocked: bool = True) -> dict[Hex, set[tuple[int, str | None]]]:
-        """Where ``player`` can grow: empty space -> {(edge of the new tile, colour)}.
-
-        Colour ``None`` means the edge faces the player's own spore, which any colour joins
-        (4.a.1 "connect with it with at least one mycelium").  ``blocked``: other players'
-        meeples stop the walk from the meeple (4.a.1 I).
-        """
-        out: dict[Hex, set[tuple[int, str | None]]] = defaultdict(set)
-        avoid = self.other_meeples(player) if blocked else frozenset()
-        own = frozenset([player])
-        spore_reached = False
-        spore = self.pos.spores.get(player)
-        for color in tilecodes.COLORS.values():
-            starts = self.meeple_starts(player, color)
-            if not starts:
-                continue
-            for (h, i) in self.graph.walk(starts, color, avoid, own):
-                if i == SPORE:
-                    spore_reached = True
-                    continue
-                for e in tilecodes.parse(self.pos.tiles[h]).paths[i].edges:
-                    n = h.neighbor(e)
-                    if self.placeable(n):
-                        out[n].add((opposite(e), color))
-        if spore is not None and spore.at is not None and (spore_reached or self.pos.meeples.get(player) == spore.at):
-            for e in range(6):
-                n = spore.at.neighbor(e)
-                if self.placeable(n):
-                    out[n].add((opposite(e), None))
-        return out
-
-
-def _connections(tile: tilecodes.Tile, attach: set[tuple[int, str | None]]) -> set[str]:
-    """Colours by which a placed tile joins the given attach points."""
-    colors = tile.edge_color
-    out = set()
-    for e, c in attach:
-        ec = colors[e]
-        if ec is not None and (c is None or ec == c):
-            out.add(ec)
-    return out
+# The shared board queries live in companion.board; their names stay importable from here.
+_connections = connections
+_check_starting_space = check_starting_space
 
 
 # --- public API ---------------------------------------------------------------------------
@@ -224,7 +138,7 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
         _validate(Board(pos, edition), m)
     except IllegalMove as e:
         return Verdict(False, e.reason, e.message)
-    return Verdict(True, None, _describe(Board(pos, edition), m))
+    return Verdict(True, None, describe(Board(pos, edition), m))
 
 
 def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> Outcome:
@@ -234,12 +148,26 @@ def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     board = Board(pos, edition)
     _validate(board, m)
     new = pos.copy()
-    out = Outcome(new, [_describe(board, m)])
+    out = Outcome(new, [describe(board, m)])
     nb = Board(new, board.edition)
+    nb.choices = {p: list(c) for p, c in m.choices.items()}
     _APPLY[m.action](nb, m, out.notes)
     nb.invalidate()
     _after_move(nb, m, out.notes)  # changes cubes and missions only: the graph stays valid
+    out.choices = nb.asked
     return out
+
+
+def choices_needed(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> list[dict[str, Any]]:
+    """Whom the table must ask before ``move`` is committed, and what.
+
+    Each entry is ``{"player", "kind", "count", "colors", "why"}``: ``kind`` ``"gain"`` means
+    the player picks ``count`` cubes among ``colors`` (5.b, 7.c "of their choice"), ``"discard"``
+    that they return ``count`` cubes to get back to the cap (5).  Choices already named in the
+    move (``choose``, ``drop``) are not asked again.  Raises :class:`IllegalMove` like
+    :func:`apply`.
+    """
+    return apply(pos, move, edition).choices
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -300,32 +228,7 @@ def _v_spore(b: Board, m: Move) -> None:
         raise IllegalMove("not_your_turn", f"It is {pos.active}'s turn to place a spore.")
     if pos.spores.get(m.player) is not None:
         raise IllegalMove("action_already_taken", "Your spore is already on the board.")
-    _check_starting_space(b, m.player, m.at)
-
-
-def _check_starting_space(b: Board, player: str, at: Hex) -> None:
-    """A starting space: outermost, free, and away from other spores (rulebook 3, 4.d, 6)."""
-    pos = b.pos
-    if not b.on_board(at):
-        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
-    if at not in b.edition.outermost:
-        raise IllegalMove("not_starting_space", f"{b.label(at)} is not an outermost space; spores start on the edge of the board.")
-    occ = pos.occupant(at)
-    if occ == "spore" and pos.spore_owner(at) != player:
-        raise IllegalMove("on_spore", f"{b.label(at)} holds {pos.spore_owner(at)}'s spore.")
-    if occ in ("tile", "rock", "tree"):
-        raise IllegalMove({"tile": "space_occupied", "rock": "on_rock", "tree": "on_tree"}[occ],
-                          f"{b.label(at)} holds a {occ}; a spore needs a free starting space.")
-    if at in pos.substrates:
-        raise IllegalMove("space_occupied", f"{b.label(at)} holds a {pos.substrates[at]} substrate; a spore needs a free starting space.")
-    other_meeple = pos.meeple_at(at)
-    if other_meeple not in (None, player):
-        raise IllegalMove("move_onto_meeple", f"{other_meeple}'s meeple stands on {b.label(at)}.")
-    gap = option(pos.options, "spore_min_distance")
-    for color, s in pos.spores.items():
-        if color != player and s is not None and s.at is not None and distance(s.at, at) < gap:
-            raise IllegalMove("too_close_to_spore", f"{b.label(at)} is {distance(s.at, at)} space(s) from {color}'s spore; "
-                              f"spores must be at least {gap} spaces apart.")
+    check_starting_space(b, m.player, m.at)
 
 
 def _v_place(b: Board, m: Move) -> None:
@@ -427,9 +330,12 @@ def _v_move(b: Board, m: Move) -> None:
     starts = b.meeple_starts(m.player, color)
     if not starts:
         raise IllegalMove("move_not_on_network", f"Your meeple's space has no {color} mycelium to follow.")
-    reached = b.graph.walk(starts, color, frozenset(), frozenset([m.player]))
-    if any(n[0] == to for n in reached):
+    if any(n[0] == to for n in b.meeple_reach(m.player, color)):
         return
+    own = frozenset([m.player])
+    if any(n[0] == to for n in b.graph.walk(starts, color, frozenset(), own, bridge=True)):
+        raise IllegalMove("move_over_own_spore", f"The only {color} way to {b.label(to)} crosses your spore; "
+                          "table rule: your spore is an end point, not a bridge.")
     if _reachable_any_color(b, m.player, meeple, to):
         raise IllegalMove("move_changes_color", f"{b.label(to)} is reached only by changing colour; a move follows one {color} network.")
     everyone = frozenset(pos.spores)
@@ -504,14 +410,14 @@ def _v_spore_ability(b: Board, m: Move) -> None:
     else:
         if m.to == spore.at:
             raise IllegalMove("not_starting_space", "The spore ability relocates to another starting space (rulebook 4.d).")
-        _check_starting_space(b, m.player, m.to)
+        check_starting_space(b, m.player, m.to)
 
 
 def _v_relocate(b: Board, m: Move) -> None:
     spore = b.pos.spores.get(m.player)
     if spore is None or spore.at is not None:
         raise IllegalMove("spore_not_displaced", "Your spore is on the board; there is nothing to relocate.")
-    _check_starting_space(b, m.player, m.to)
+    check_starting_space(b, m.player, m.to)
 
 
 def _v_draw(b: Board, m: Move) -> None:
@@ -527,7 +433,6 @@ def _v_draw(b: Board, m: Move) -> None:
 def _v_end_turn(b: Board, m: Move) -> None:
     pos = b.pos
     if "place" not in pos.taken and "spore" not in pos.taken:
-        from companion.movegen import has_place_action
         if has_place_action(pos, b.edition):
             raise IllegalMove("must_place_or_discard", "Place a tile, place a rock or discard a tile before ending your turn.")
     if len(pos.hands[m.player]) < 3 and pos.bag > 0:
@@ -570,8 +475,8 @@ def _v_give(b: Board, m: Move) -> None:
             raise IllegalMove("not_same_network", f"You and {target} are not on the same mycelium network.")
     if short:
         raise IllegalMove("insufficient_nutrients", f"You lack {_cubes(short)}.")
-    if pos.nutrient_total(target) + amount > ed.nutrient_cap:
-        raise IllegalMove("nutrient_cap", f"{target} would hold more than {ed.nutrient_cap} nutrients.")
+    if pos.nutrient_total(target) + amount > ed.nutrient_cap and option(pos.options, "refuse_gift_over_cap"):
+        raise IllegalMove("nutrient_cap", f"Table rule: {target} would hold more than {ed.nutrient_cap} nutrients.")
 
 
 def _share_network(b: Board, a: str, c: str) -> bool:
@@ -610,7 +515,6 @@ def _v_swap(b: Board, m: Move) -> None:
 
 
 def _v_buy(b: Board, m: Move) -> None:
-    from companion.purchase import plan_purchase
     pos = b.pos
     card = b.edition.cards.get(m.card)
     if card is None:
@@ -618,7 +522,6 @@ def _v_buy(b: Board, m: Move) -> None:
     if m.card not in pos.market.get(card.deck, []):
         raise IllegalMove("card_not_in_market", f"{card.name} ({m.card}) is not face up in the market.")
     if "place" not in pos.taken:
-        from companion.movegen import has_place_action
         if has_place_action(pos, b.edition):
             raise IllegalMove("must_place_or_discard", "Purchases come last in the turn (Turn Sequence Summary 2): "
                               "place or discard a tile first.")
@@ -655,7 +558,7 @@ def _cubes(cost: dict[str, int]) -> str:
     return ", ".join(f"{v} {k}" for k, v in cost.items() if v) or "nothing"
 
 
-def _describe(b: Board, m: Move) -> str:
+def describe(b: Board, m: Move) -> str:
     """A one-line account of a move for the log, in words (``blue places a pink tile at E6,
     turned twice``): tile codes stay in the move's JSON."""
     who = m.player
@@ -692,30 +595,7 @@ def _describe(b: Board, m: Move) -> str:
     return f"{who} {m.action}"
 
 
-def send_home(b: Board, color: str, notes: list[str]) -> None:
-    """Return a meeple to its spore (4.a.2, 5.a); off the board if the spore is displaced."""
-    spore = b.pos.spores.get(color)
-    b.pos.meeples[color] = spore.at if spore else None
-    notes.append(f"{color}'s meeple returns to its spore" + ("" if spore and spore.at else " (the spore must be relocated first)"))
-
-
-def clear_space(b: Board, at: Hex, notes: list[str], why: str) -> None:
-    """Discard the tile or rock on ``at`` and send home a meeple standing there."""
-    pos = b.pos
-    if at in pos.tiles:
-        pos.discard.append(tilecodes.canonical(pos.tiles.pop(at)))
-        notes.append(f"the tile at {b.label(at)} is discarded ({why})")
-    if at in pos.rocks:
-        pos.rocks.discard(at)
-        pos.discard.append(tilecodes.ROCK)
-        notes.append(f"the rock at {b.label(at)} is discarded ({why})")
-    who = pos.meeple_at(at)
-    if who is not None and pos.spore_owner(at) != who:
-        send_home(b, who, notes)
-
-
 def _a_spore(b: Board, m: Move, notes: list[str]) -> None:
-    from companion.position import Spore
     pos = b.pos
     pos.spores[m.player] = Spore(m.at, False)
     pos.meeples[m.player] = m.at
@@ -750,7 +630,6 @@ def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: l
     """Mycorrhizae (5.b): each green path of the new tile facing a tree forms one."""
     pos, ed = b.pos, b.edition
     tile = tilecodes.parse(placed)
-    choose = list(m.choose)
     ids = economy.tree_ids(pos, ed)
     for e, color in enumerate(tile.edge_color):
         tree_at = m.at.neighbor(e)
@@ -760,19 +639,23 @@ def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: l
             continue
         slots = pos.trees[tree_at]
         name = f"tree {ids.get(tree_at, '?')}"
+        if economy.markers_left(pos, m.player) <= 0:
+            # Components: 8 markers per colour; without a marker no mycorrhiza is formed.
+            notes.append(f"{m.player} has no mycorrhiza marker left ({economy.MARKERS_PER_COLOR} per colour): "
+                         f"no mycorrhiza with {name}")
+            continue
         if None in slots:
             slots[slots.index(None)] = m.player
-            pick = economy.pick_colors(pos, m.player, 1, ("pink", "yellow", "white"), choose)
+            pick = b.pick(m.player, 1, ("pink", "yellow", "white"), f"mycorrhiza with {name}")
             economy.gain(pos, ed, m.player, pick[0], 1, f"mycorrhiza with {name}", notes)
             bonus = economy.effects_of(pos, ed, m.player)["mycorrhizal_bonus_nutrient"]
-            for k in economy.pick_colors(pos, m.player, bonus, ("pink", "yellow"), choose):
+            for k in b.pick(m.player, bonus, ("pink", "yellow"), "Mycorrhizal Bonus Nutrient") if bonus else []:
                 economy.gain(pos, ed, m.player, k, 1, "Mycorrhizal Bonus Nutrient", notes)
             if None not in slots:
-                # Full tree: every marker owner gains 1 per marker.
+                # Full tree: every marker owner gains 1 per marker, each of their choice.
                 for owner in sorted(set(slots), key=pos.colors.index):
                     count = slots.count(owner)
-                    picks = economy.pick_colors(pos, owner, count, ("pink", "yellow", "white"), choose if owner == m.player else [])
-                    for k in picks:
+                    for k in b.pick(owner, count, ("pink", "yellow", "white"), f"{name} is full"):
                         economy.gain(pos, ed, owner, k, 1, f"{name} is full", notes)
         else:
             others = [c for c in slots if c != m.player]
@@ -860,7 +743,6 @@ def _a_draw(b: Board, m: Move, notes: list[str]) -> None:
             del pos.bag_tiles[tilecodes.canonical(m.tile)]
     if pos.bag == 0:
         notes.append("the last tile has been drawn from the bag")
-        from companion.outcome import final_result
         pos.result = final_result(pos, b.edition, "the last tile was drawn from the bag")
 
 
@@ -896,13 +778,15 @@ def _a_swap(b: Board, m: Move, notes: list[str]) -> None:
 
 
 def _a_buy(b: Board, m: Move, notes: list[str]) -> None:
-    from companion.purchase import execute_purchase
     execute_purchase(b, m, notes)
 
 
 def _a_reveal(b: Board, m: Move, notes: list[str]) -> None:
     b.pos.market[m.deck].append(m.card)
     b.pos.decks[m.deck] -= 1
+
+
+_describe = describe  # the old private name, kept for existing callers (companion/table/live.py)
 
 
 _APPLY = {
@@ -915,13 +799,28 @@ _APPLY = {
 
 def _after_move(b: Board, m: Move, notes: list[str]) -> None:
     """Missions and victory checks after every move (rulebook 7 and 8)."""
-    from companion.outcome import check_missions, early_result
     pos = b.pos
     if pos.result is not None or pos.in_setup:
+        _settle_caps(b, m, notes)
         return
     b.invalidate()
     check_missions(b, notes)
+    _settle_caps(b, m, notes)
     res = early_result(pos, b.edition)
     if res is not None:
         pos.result = res
         notes.append(res["reason"])
+
+
+def _settle_caps(b: Board, m: Move, notes: list[str]) -> None:
+    """Everyone above the cap discards down to it, by the move's ``drop`` or the most
+    plentiful colour (rulebook 5; docs/rules.md)."""
+    for color in b.pos.colors:
+        over = b.pos.nutrient_total(color) - b.edition.nutrient_cap
+        if over <= 0:
+            continue
+        default = economy.settle_cap(b.pos, b.edition, color, m.drop.get(color), notes)
+        if default:
+            b.asked.append({"player": color, "kind": "discard", "count": sum(default.values()),
+                            "colors": sorted(k for k, v in b.pos.nutrients[color].items() if v or default.get(k)),
+                            "why": f"cap of {b.edition.nutrient_cap} nutrients"})

@@ -6,6 +6,7 @@ Used by ``mycelium-companion selfplay``, the terminal demo and the property test
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,9 +14,10 @@ from typing import Any
 
 from companion import economy
 from companion import tiles as tilecodes
-from companion.bots import RandomBot
+from companion.bots import make_bot
 from companion.edition import Edition, load_edition
 from companion.game import Event, Game
+from companion.outcome import early_result
 from companion.position import Position
 from companion.rules import IllegalMove
 from companion.setup import GameConfig, Supplies, new_game
@@ -87,10 +89,19 @@ class GameSummary:
     turns: int
     events: int
     violations: list[str] = field(default_factory=list)
+    ended_early: bool = False
+    """True when a victory condition ended the game before the last tile was drawn (8, 9)."""
+    winner_vp: int = 0
+    """Victory points of the best side (player, team, or the cooperative team)."""
+    cards_bought: int = 0
+    missions: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"seed": self.seed, "mode": self.mode, "result": self.result, "turns": self.turns,
-                "events": self.events, "violations": self.violations}
+                "events": self.events, "violations": self.violations, "ended_early": self.ended_early,
+                "winner_vp": self.winner_vp, "cards_bought": self.cards_bought, "missions": self.missions,
+                "seconds": round(self.seconds, 3)}
 
 
 class BotTable:
@@ -103,20 +114,21 @@ class BotTable:
 
     def __init__(self, config: GameConfig, seed: int, edition: Edition | None = None,
                  log=None, check_invariants: bool = True,
-                 on_event: Callable[[Event, Position], None] | None = None):
+                 on_event: Callable[[Event, Position], None] | None = None, bot: str = "random"):
         self.edition = edition or load_edition(config.edition)
         self.rng = random.Random(seed)
         pos, self.supplies = new_game(config, self.edition, self.rng)
         self.bag_at_setup = Counter({tilecodes.canonical(c): n for c, n in self.edition.bag_composition(max(len(config.players), 2)).items()})
         self.game = Game(pos, config, self.edition, log=log)
-        self.bot = RandomBot(self.rng)
+        self.bot = make_bot(bot, self.rng)
+        self.fill_choices = True   # players name their cubes "of their choice" in the move
         self.check_invariants = check_invariants
         self.on_event = on_event
         self.max_turns = 400
 
     @classmethod
     def from_game(cls, game: Game, seed: int, check_invariants: bool = True,
-                  on_event: Callable[[Event, Position], None] | None = None) -> "BotTable":
+                  on_event: Callable[[Event, Position], None] | None = None, bot: str = "random") -> "BotTable":
         """Bots continue an existing game (e.g. one resumed from the log); the bag, token
         piles and decks are rebuilt from what the position says is left in them."""
         table = cls.__new__(cls)
@@ -139,7 +151,8 @@ class BotTable:
         table.bag_at_setup = Counter({tilecodes.canonical(c): n for c, n in
                                       table.edition.bag_composition(max(players, 2)).items()})
         table.game = game
-        table.bot = RandomBot(table.rng)
+        table.bot = make_bot(bot, table.rng)
+        table.fill_choices = True
         table.check_invariants = check_invariants
         table.on_event = on_event
         table.max_turns = 400
@@ -150,6 +163,8 @@ class BotTable:
         return self.game.position
 
     def play(self, move: dict[str, Any]) -> Event:
+        if move["action"] in ("place", "give", "buy") and self.fill_choices and hasattr(self.bot, "choose"):
+            move = self.bot.choose(self.position, self.edition, move)   # every player's own choices
         ev = self.game.play(move)
         if self.check_invariants:
             bad = invariants(self.position, self.edition, self.bag_at_setup)
@@ -200,8 +215,15 @@ class BotTable:
         if pos.in_setup:
             self.play(self.bot.spore_space(pos, ed))
             return
-        ability = self.bot.spore_ability(pos, ed)
-        if ability is not None:
+        planned = hasattr(self.bot, "next_action")
+        ability = None if planned else self.bot.spore_ability(pos, ed)
+        if planned:
+            for _ in range(8):   # each action fills a slot of the turn, so this ends
+                mv = self.bot.next_action(self.position, ed)
+                if mv is None or self.position.result is not None:
+                    break
+                self.maybe(mv)
+        elif ability is not None:
             self.maybe(ability)
         else:
             if self.rng.random() < 0.3 and "move" not in self.position.taken:
@@ -235,8 +257,10 @@ class BotTable:
 
 
 def play_games(mode: str, games: int, seed: int, players: int | None = None,
-               difficulty: str = "easy") -> list[GameSummary]:
+               difficulty: str = "easy", bot: str = "random", check_invariants: bool = True) -> list[GameSummary]:
     """Play ``games`` bot games of ``mode`` with seeds ``seed``, ``seed + 1``, ...
+
+    ``bot`` is a level of :data:`companion.bots.BOTS`.
 
     Invariant violations and illegal bot moves are recorded in the summaries, not raised.
     """
@@ -247,12 +271,42 @@ def play_games(mode: str, games: int, seed: int, players: int | None = None,
         n = players or (4 if mode == "team" else 2 + (s % 3))
         cfg = GameConfig(players=colors[:n], mode=mode, difficulty=difficulty,
                          teams={"blue": "1", "orange": "2", "red": "1", "black": "2"} if mode == "team" else None)
-        table = BotTable(cfg, s)
+        t0 = time.perf_counter()
+        table = BotTable(cfg, s, bot=bot, check_invariants=check_invariants)
         violations: list[str] = []
         try:
             table.run()
         except (InvariantViolation, IllegalMove) as e:
             violations.append(f"{type(e).__name__}: {e}")
         pos = table.position
-        out.append(GameSummary(s, mode, pos.result, pos.turn_number, len(table.game.events), violations))
+        ed = table.edition
+        early = pos.result is not None and early_result(pos, ed) is not None and pos.bag > 0
+        best = max(economy.side_points(pos, ed, c) for c in pos.colors)
+        out.append(GameSummary(s, mode, pos.result, pos.turn_number, len(table.game.events), violations,
+                               ended_early=early, winner_vp=best,
+                               cards_bought=sum(len(v) for v in pos.cards.values()),
+                               missions=list(pos.missions), seconds=time.perf_counter() - t0))
     return out
+
+
+def summarize(games: list[GameSummary]) -> dict[str, Any]:
+    """Figures over many games: how they ended, the winner's VP, cards bought, missions
+    accomplished (rates), and seconds per game."""
+    import statistics
+    n = len(games)
+
+    def spread(values: list[float]) -> dict[str, float]:
+        return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+    mission_rates = {m: round(sum(m in g.missions for g in games) / n, 3)
+                     for m in ("funga", "forest_symbiosis", "forest_communication")}
+    coop_won = sum(1 for g in games if g.mode == "cooperative" and g.result and g.result["winners"])
+    return {
+        "ended_early": round(sum(g.ended_early for g in games) / n, 3),
+        "ended_by_bag": round(sum(not g.ended_early for g in games) / n, 3),
+        "winner_vp": spread([g.winner_vp for g in games]),
+        "cards_bought": spread([g.cards_bought for g in games]),
+        "missions": mission_rates if games[0].mode == "cooperative" else {},
+        "cooperative_won": round(coop_won / n, 3) if games[0].mode == "cooperative" else None,
+        "seconds_per_game": spread([round(g.seconds, 3) for g in games]),
+    }

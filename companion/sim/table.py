@@ -56,11 +56,15 @@ class SimReport:
     first_divergence: str | None = None
     rejections: list[str] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
+    cards_bought: int = 0
+    ended: str | None = None
+    """``victory`` (a side reached its goal before the bag ran out), ``bag_empty`` or ``None``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"result": self.result, "events": self.events, "illegal_injected": self.illegal_injected,
                 "illegal_caught": self.illegal_caught, "legal_rejected": self.legal_rejected,
-                "log_matches_truth": self.log_matches_truth}
+                "log_matches_truth": self.log_matches_truth, "cards_bought": self.cards_bought,
+                "ended": self.ended}
 
 
 class SimulationAborted(RuntimeError):
@@ -110,10 +114,12 @@ class SimulatedTable:
     ``fast``: frames carry simulated time stamps and nothing sleeps; otherwise the game plays
     at a pace a person can follow (``pace_s`` between steps).  ``size``: frame size in px.
     ``illegal_every``: about one deliberate illegal placement per this many placements.
+    ``bot``: the simulated players' level (:data:`companion.bots.BOTS`; greedy plays to win).
     """
 
     def __init__(self, config: GameConfig, seed: int, fast: bool = True, size: tuple[int, int] | None = None,
-                 illegal_every: int = 12, pace_s: float = 0.6, log=None, camera_tilt_deg: float = 6.0):
+                 illegal_every: int = 12, pace_s: float = 0.6, log=None, camera_tilt_deg: float = 6.0,
+                 bot: str = "greedy"):
         from companion.sim.render import Conditions, make_camera
         from companion.vision.geometry import load_board
 
@@ -121,7 +127,11 @@ class SimulatedTable:
         self.pace_s = pace_s
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
-        self.truth = BotTable(config, seed, on_event=self._on_truth)
+        self.truth = BotTable(config, seed, on_event=self._on_truth, bot=bot)
+        # The camera sees a placement, not the colours a player picks for a mycorrhiza or a
+        # discard above the cap: the simulated players take the default reading, as a table
+        # does when nobody answers the dashboard prompt.
+        self.truth.fill_choices = False
         self.edition = self.truth.edition
         self.size = size or ((1280, 720) if fast else (1920, 1080))
         self.px_per_mm = 1.5 if fast else 2.5
@@ -364,6 +374,9 @@ class SimulatedTable:
         s = self.session
         r.result = s.position.result
         r.events = len(s.game.events)
+        r.cards_bought = sum(len(v) for v in s.position.cards.values())
+        if r.result is not None:
+            r.ended = "bag_empty" if s.position.bag == 0 else "victory"
         r.reads = self.live.stats["reads"]
         r.latencies_ms = list(self.live.commit_latencies_ms)
         truth = self.truth.game

@@ -88,6 +88,8 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout.strip().splitlines()[-1])
     assert summary["result"]["reason"] and summary["events"] > 50
+    # The simulated players buy mushroom cards (6) and the summary says how the game ended (8).
+    assert summary["cards_bought"] >= 1 and summary["ended"] in ("victory", "bag_empty")
     out = tmp_path / "game.json"
     r = run("export", "--db", str(db), "--out", str(out))
     exported = json.loads(out.read_text())
@@ -170,3 +172,36 @@ def test_run_refuses_inconsistent_arguments_before_touching_anything(tmp_path):
         r = run("run", "--camera", str(tmp_path), "--no-web", *extra)
         assert r.returncode == 2 and expect in r.stderr, (extra, r.stderr)
     assert not db.exists() and not (tmp_path / "none.sqlite3").exists()
+
+
+def test_apply_move_plays_and_says_what_happened_in_words(tmp_path):
+    # Rulebook 5.a: degrading a wood substrate gives 2 pink cubes; the notes say so.
+    from builders import make_position
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)})
+    p, m, out = tmp_path / "p.json", tmp_path / "m.json", tmp_path / "p2.json"
+    p.write_text(json.dumps(pos.to_json()))
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]}))
+    r = run("apply-move", "--position", str(p), "--move", str(m), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert "blue gains 2 pink (wood substrate degraded)" in doc["notes"]
+    after = json.loads(out.read_text())
+    assert after["nutrients"]["blue"]["pink"] == 2
+    # The new position chains: playing the same move again is refused with its reason, exit 1.
+    r = run("apply-move", "--position", str(out), "--move", str(m))
+    assert r.returncode == 1 and json.loads(r.stdout)["reason"] in ("action_already_taken", "tile_not_in_hand")
+
+
+def test_hint_prints_the_suggestion_and_the_card_plans(tmp_path):
+    from builders import make_position
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)},
+                        market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(pos.to_json()))
+    r = run("hint", "--position", str(p), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["player"] == "blue" and doc["move"]["player"] == "blue" and doc["reason"]
+    assert [c["card"] for c in doc["cards"]] == ["a01"]
+    r = run("hint", "--position", str(p))
+    assert r.returncode == 0 and "Amanita" in r.stdout

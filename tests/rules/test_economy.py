@@ -223,7 +223,11 @@ def test_cap_of_eight_discards_the_excess_and_says_so():
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
     out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]})
     assert out.position.nutrient_total("blue") == 8
-    assert any("discards 1 pink" in n for n in out.notes)
+    # Rulebook 5: the player chooses; by default the most plentiful colour goes back.
+    assert out.position.nutrients["blue"] == {"pink": 2, "yellow": 0, "white": 6}
+    assert any("returns 1 white" in n for n in out.notes)
+    assert out.choices == [{"player": "blue", "kind": "discard", "count": 1, "colors": ["pink", "white"],
+                            "why": "cap of 8 nutrients"}]
 
 
 def test_supply_is_finite():
@@ -252,6 +256,8 @@ def test_give_along_a_shared_network():
     apart = row_position(nutrients={"blue": {"pink": 2}})
     assert reason(apart, give("orange", pink=1)) == "not_same_network"
     full = row_position(meeples={"blue": (3, 0), "orange": (1, 0)}, nutrients={"blue": {"pink": 2}, "orange": {"white": 8}})
+    assert reason(full, give("orange", pink=1)) is None  # rulebook 5: the receiver discards down to 8
+    full.options["refuse_gift_over_cap"] = True
     assert reason(full, give("orange", pink=1)) == "nutrient_cap"
     assert reason(pos, {"player": "orange", "action": "give", "to": "blue", "nutrients": {"white": 1}}) == "not_your_turn"
 

@@ -1,0 +1,59 @@
+"""The greedy bot plays the game a person would: it buys mushroom cards (6), collects
+nutrients (5), cooperates on the missions (7), and never plays an illegal move."""
+
+import random
+
+from companion.bots import GreedyBot
+from companion.rules import check
+from companion.selfplay import play_games
+from builders import make_position
+
+
+def test_greedy_games_buy_cards_and_beat_random_bots():
+    greedy = play_games("competitive", 2, 40, players=2, bot="greedy")   # invariants checked after every event
+    rand = play_games("competitive", 2, 40, players=2, bot="random")
+    assert not any(g.violations for g in greedy)
+    assert all(g.cards_bought >= 3 for g in greedy)
+    assert sum(g.winner_vp for g in greedy) > sum(g.winner_vp for g in rand)
+
+
+def test_cooperative_greedy_bots_accomplish_missions():
+    games = play_games("cooperative", 1, 41, players=2, bot="greedy")
+    assert not games[0].violations
+    assert {"funga", "forest_symbiosis"} & set(games[0].missions)
+
+
+def test_the_bot_degrades_a_substrate_it_can_reach():
+    # Rulebook 5.a: a pink tile on the wood substrate next to the meeple's pink network.
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, hands={"blue": ["P03", "Y03", "P024.Y1"], "orange": []},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    from companion.edition import load_edition
+    mv = GreedyBot(random.Random(1)).next_action(pos, load_edition())
+    assert mv["action"] == "place" and mv["at"] == [2, 0]
+    assert check(pos, mv).legal
+
+
+def test_simulated_players_choose_what_their_target_needs():
+    from companion.edition import load_edition
+    ed = load_edition()
+    # 5.b: the mycorrhiza cube "of your choice"; a01 needs 1 pink and 1 yellow.
+    pos = make_position(trees={(3, -1): [None] * 4}, hands={"blue": ["P03.G2"], "orange": []},
+                        market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    move = GreedyBot(random.Random(1)).choose(pos, ed, {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0]})
+    assert move["choose"]["blue"][0] in ("pink", "yellow")
+
+
+def test_hint_names_an_action_a_reason_and_a_plan_per_card():
+    from companion.edition import load_edition
+    from companion.hints import hint
+    ed = load_edition()
+    # 5.a: the wood substrate next to blue's pink network is the obvious move.
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, hands={"blue": ["P03", "Y03", "P024.Y1"], "orange": []},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, market={"a": ["a01", "a03"], "b": []}, decks={"a": 5, "b": 5})
+    h = hint(pos, ed)
+    assert h.move["action"] == "place" and h.move["at"] == [2, 0]
+    assert "blue gains 2 pink (wood substrate degraded)" in h.reason
+    plans = {c.card: c for c in h.cards}
+    assert set(plans) == {"a01", "a03"}
+    # a03 costs white: the plan names a tree to form a mycorrhiza with (5.b), or says none is left.
+    assert any("white" in s for s in plans["a03"].steps)
