@@ -65,15 +65,20 @@ LINE_SIGMA_MM = 0.5
 LINE_REACH_MM = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
 """Distances (mm) either side of a model edge at which :func:`line_evidence` pairs gradients:
 a printed line is under 1 mm wide, the gap between two tiles up to about 5 mm."""
-MIN_LINE_GAIN = 1.25
+MIN_LINE_GAIN = 1.15
 """Least ratio (proposed / marker homography) of the summed symmetric edge response for the
-proposed offsets to be kept.  Measured: 1.7-2.9 with markers really 3-6 mm off (four art
-styles, our renderer), 0.6-0.7 for the phantom offsets on the independent renderer's boards."""
+proposed offsets to be kept.  Measured at 1920x1080: 1.2-3.0 (mostly 1.7-3.0; the lowest on a
+board showing few outlines) with markers really 3-6 mm off in four art styles of our renderer;
+0.60-0.72 for the phantom offsets on the independent renderer's three boards."""
+MIN_EVIDENCE_T = 3.0
+"""Least mean per-edge gain of the symmetric response, in standard errors of that mean.
+Measured: 3.8-15 with markers really off (mostly 7-15), -6.6 to -9.8 for phantom offsets."""
+MIN_LINE_RESPONSE = 5.0
+"""Least mean symmetric response per edge (:func:`_edge_symmetry`, in Sobel units of the
+rectified grey view) under the proposed offsets for it to count as evidence at all: a board
+under a cloth gives 0.2-0.5 (noise, where any ratio is meaningless), a board in view 47-170."""
 POLISH_STEPS_MM = (0.5, 0.25)
 """Steps (mm) of the pattern search on the symmetric response that finishes accepted offsets."""
-MIN_EVIDENCE_T = 4.0
-"""Least mean per-edge gain of the symmetric response, in standard errors of that mean.
-Measured: 7-10 with markers really off, -7 to -10 for phantom offsets."""
 
 
 def grid_model(geo: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:
@@ -184,12 +189,13 @@ def line_evidence(sc: _Scorer, off: dict[int, np.ndarray]) -> tuple[float, float
     """(gain, t) of the art-free test of proposed marker offsets ``off`` (id -> (2,) mm): the
     ratio of the summed symmetric edge response (:func:`_edge_symmetry`) under ``off`` to that
     under the marker homography, and the mean per-edge difference in standard errors.  A
-    board that shows no outlines (a cloth over it) gives (1.0, 0.0): no evidence."""
+    board that shows no outlines (a cloth over it: a mean response under
+    :data:`MIN_LINE_RESPONSE`) gives (1.0, 0.0): no evidence."""
     maps = _line_maps(sc.view, LINE_SIGMA_MM * PX_PER_MM)
     base = _edge_symmetry(sc, maps, {i: np.zeros(2) for i in off})
     moved = _edge_symmetry(sc, maps, off)
     d = moved - base
-    if base.sum() <= 1e-9 or len(d) < 2:
+    if base.sum() <= 1e-9 or len(d) < 2 or moved.mean() < MIN_LINE_RESPONSE:
         return (1.0, 0.0)
     spread = float(d.std(ddof=1)) / math.sqrt(len(d))
     return float(moved.sum() / base.sum()), (float(d.mean()) / spread if spread > 1e-12 else 0.0)

@@ -12,6 +12,7 @@ from vision_frames import SIZE, mild, normalised
 from calibration.intrinsics import Intrinsics
 from companion.sim.render import random_conditions
 from companion.sim.render_scene import random_board
+from companion.vision import gridfit
 from companion.vision.gridfit import describe_displaced, displaced_markers
 from companion.vision.reader import BoardReader
 from companion.vision.registration import BoardTracker
@@ -134,7 +135,7 @@ def test_every_art_style_markers_4mm_off_are_found_and_followed(geo, codes, styl
     assert centre_error_px(geo, reg, frame.truth["homography"]) < min(1.2, before / 2)
     found = displaced_markers(reg)
     assert found and all(abs(d - 4.0) < 2.5 for d in found.values()), found
-    assert reg.grid_evidence[0] >= 1.25 and reg.grid_evidence[1] >= 4.0
+    assert reg.grid_evidence[0] >= gridfit.MIN_LINE_GAIN and reg.grid_evidence[1] >= gridfit.MIN_EVIDENCE_T
 
 
 def test_a_board_without_outlines_gives_no_evidence(geo, codes):
