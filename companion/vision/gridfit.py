@@ -26,7 +26,9 @@ under the marker homography and under the proposed offsets, edge by edge; the pr
 kept only when it raises that response by :data:`MIN_LINE_GAIN` overall and by
 :data:`MIN_EVIDENCE_T` standard errors of the per-edge differences (the noise of the fit).
 Otherwise the marker homography stays (markers agree with each other to 0.2 px) and no marker
-is reported.  Accepted offsets are kept in ``Registration.marker_offsets_mm`` and the
+is reported.  Accepted offsets are finished by the same pattern search on the symmetric
+response (:data:`POLISH_STEPS_MM`), which an inset tile edge cannot pull, then kept in
+``Registration.marker_offsets_mm`` and the
 homography is refitted with each marker at its documented place plus its offset;
 :func:`displaced_markers` names the markers more than :data:`REPORT_OFFSET_MM` off (a
 registration problem, not moved pieces).
