@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/registration.py             # 8 boards per offset, 0-6 mm, 1920x1080
     .venv/bin/python bench/registration.py --n 3       # quicker
+    .venv/bin/python bench/registration.py --style woodcut   # another copy of the game's art
 
 Each board is drawn by the synthetic camera (standard bench conditions: tilt up to 15 degrees,
 lens distortion, warm and cold light, noise, JPEG) with every corner marker stuck the given
@@ -9,7 +10,9 @@ distance off its documented place, each in a random direction.  It is read twice
 camera's intrinsics: with the marker homography only, and with the homography refined on the
 printed grid (the default).  Printed per offset: spaces read wrong, boards read perfectly,
 the largest error of the space centres in px, how often a marker was reported off its place,
-and the refinement time (with the load average: the machine may be shared).
+and the refinement time (with the load average: the machine may be shared).  With ``--style``
+the boards are drawn in that art style (``companion.sim.styles``; ``woodcut`` is held out of
+all tuning) under daylight instead of the default art.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from calibration.intrinsics import Intrinsics  # noqa: E402
-from companion.sim.render import make_camera, random_conditions, render  # noqa: E402
+from companion.sim.render import make_camera, random_conditions, render, render_styled  # noqa: E402
 from companion.sim.render_scene import random_board  # noqa: E402
 from companion.tiles import validate  # noqa: E402
 from companion.vision.geometry import Marker, load_board, load_tile_codes  # noqa: E402
@@ -63,6 +66,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=8, help="boards per offset")
     ap.add_argument("--offsets", default="0,1,2,3,4,5,6", help="marker offsets in mm")
+    ap.add_argument("--style", default=None, help="art style of companion.sim.styles (default: the plain art)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     geo, codes = load_board(), load_tile_codes()
@@ -85,7 +89,10 @@ def main() -> int:
                 offs[m.id] = (m.center_mm[0] + mag * math.cos(a), m.center_mm[1] + mag * math.sin(a))
             drawn = geo.__class__(**{**geo.__dict__, "markers": tuple(Marker(i, c) for i, c in offs.items())})
             cam = make_camera(geo, cond, SIZE)
-            frame = render(board, drawn, cond, rng, size=SIZE, camera=cam)
+            if args.style:
+                frame = render_styled(board, drawn, args.style, "daylight", cond, rng, size=SIZE, camera=cam)
+            else:
+                frame = render(board, drawn, cond, rng, size=SIZE, camera=cam)
             intr = Intrinsics(cam.k, cam.dist, SIZE, 0.0)
             truth_h = np.array(frame.truth["homography"])
             truth = space_states(board)

@@ -9,13 +9,29 @@ the edges of the tiles laid on them, which follow the same grid).
 :func:`refine_registration` rectifies the frame with the marker homography, measures the
 edge strength across each of the three directions of hex edges (the gradient of the blurred
 grey image along each edge normal), and searches the offset of each marker (dx, dy in mm)
-that puts the model grid's edges on the strongest edges: the homography is then refitted with
-each marker at its documented place plus its offset.  A coarse-to-fine coordinate search
+that puts the model grid's edges on the strongest edges.  A coarse-to-fine coordinate search
 (a pattern search: each marker in turn moves to the best of its eight neighbours, in
 steps of 2, 1, 0.5 and 0.25 mm, within :data:`MAX_OFFSET_MM`) on maps
-blurred to match the step keeps it from locking onto a path or a piece.  The offsets found are
-kept in ``Registration.marker_offsets_mm``; :func:`displaced_markers` names the markers more
-than :data:`REPORT_OFFSET_MM` off (a registration problem, not moved pieces).
+blurred to match the step keeps it from locking onto a path or a piece.
+
+Strong edges depend on the art: a copy of the game whose tiles are cut a little smaller than
+their space puts the strongest edges 1-2 mm inside every outline, and the search above then
+"finds" markers 3-5 mm off on a board whose markers are exactly in place.  So the offsets it
+proposes must pass an art-free test before they move anything (:func:`line_evidence`): the
+outline between two spaces is a *symmetric* feature in every print (a printed line, or the
+gap between two tiles, is the same seen from either side), while the edge of a single tile is a
+step and has no centre.  The symmetric response of each hex edge (the product of the opposite
+intensity gradients found at equal distances on either side of the model edge) is compared
+under the marker homography and under the proposed offsets, edge by edge; the proposal is
+kept only when it raises that response by :data:`MIN_LINE_GAIN` overall and by
+:data:`MIN_EVIDENCE_T` standard errors of the per-edge differences (the noise of the fit).
+Otherwise the marker homography stays (markers agree with each other to 0.2 px) and no marker
+is reported.  Accepted offsets are finished by the same pattern search on the symmetric
+response (:data:`POLISH_STEPS_MM`), which an inset tile edge cannot pull, then kept in
+``Registration.marker_offsets_mm`` and the
+homography is refitted with each marker at its documented place plus its offset;
+:func:`displaced_markers` names the markers more than :data:`REPORT_OFFSET_MM` off (a
+registration problem, not moved pieces).
 """
 
 from __future__ import annotations
@@ -46,6 +62,25 @@ MAX_MOVES = 12
 """Most rounds of moves per level (a round tries every marker's eight neighbours)."""
 EDGE_SAMPLES = 5
 """Points sampled along each hex edge (its middle 70 %: corners are ambiguous)."""
+LINE_SIGMA_MM = 0.5
+"""Blur (mm) of the signed gradients used by :func:`line_evidence`: keeps a 0.5 mm printed line."""
+LINE_REACH_MM = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
+"""Distances (mm) either side of a model edge at which :func:`line_evidence` pairs gradients:
+a printed line is under 1 mm wide, the gap between two tiles up to about 5 mm."""
+MIN_LINE_GAIN = 1.15
+"""Least ratio (proposed / marker homography) of the summed symmetric edge response for the
+proposed offsets to be kept.  Measured at 1920x1080: 1.2-3.0 (mostly 1.7-3.0; the lowest on a
+board showing few outlines) with markers really 3-6 mm off in four art styles of our renderer;
+0.60-0.72 for the phantom offsets on the independent renderer's three boards."""
+MIN_EVIDENCE_T = 3.0
+"""Least mean per-edge gain of the symmetric response, in standard errors of that mean.
+Measured: 3.8-15 with markers really off (mostly 7-15), -6.6 to -9.8 for phantom offsets."""
+MIN_LINE_RESPONSE = 5.0
+"""Least mean symmetric response per edge (:func:`_edge_symmetry`, in Sobel units of the
+rectified grey view) under the proposed offsets for it to count as evidence at all: a board
+under a cloth gives 0.2-0.5 (noise, where any ratio is meaningless), a board in view 47-170."""
+POLISH_STEPS_MM = (0.5, 0.25)
+"""Steps (mm) of the pattern search on the symmetric response that finishes accepted offsets."""
 
 
 def grid_model(geo: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:
@@ -119,6 +154,55 @@ class _Scorer:
         return float(v.sum()) / len(self.pts)
 
 
+def _line_maps(view_gray: np.ndarray, sigma_px: float) -> np.ndarray:
+    """float32 (h, 3 w): the signed intensity gradient along the normals 0, 60 and 120 degrees,
+    side by side (the layout of :class:`_Scorer` maps)."""
+    g = cv2.GaussianBlur(view_gray.astype(np.float32), (0, 0), sigma_px)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    return np.hstack([gx * math.cos(math.radians(d)) + gy * math.sin(math.radians(d)) for d in (0.0, 60.0, 120.0)])
+
+
+def _edge_symmetry(sc: _Scorer, maps: np.ndarray, off: dict[int, np.ndarray]) -> np.ndarray:
+    """float64 (edges,) symmetric response of each model hex edge under marker offsets ``off``:
+    sqrt(sum over reach t of max(0, -g(p + t n) g(p - t n))), averaged over the edge's samples,
+    with g the signed gradient along the edge normal n.  A line or a gap centred on the edge
+    gives gradients of opposite sign at equal distances (a large response); a single step
+    edge, flat paper or art gives about none, wherever the model edge sits."""
+    kind = np.round(sc.shift / sc.width).astype(int)
+    ang = np.radians(kind * 60.0)
+    normal = np.stack([np.cos(ang), np.sin(ang)], 1)
+    p = cv2.perspectiveTransform(sc.pts.reshape(-1, 1, 2), sc.correction(off)).reshape(-1, 2)
+    reach = np.asarray(LINE_REACH_MM, np.float64)
+
+    def sample(pts_mm: np.ndarray) -> np.ndarray:
+        px = ((pts_mm - sc.origin) * PX_PER_MM - 0.5).astype(np.float32)
+        inside = (px[..., 0] >= 0) & (px[..., 0] <= sc.width - 1)
+        x = np.where(inside, px[..., 0] + sc.shift[:, None], -10.0).astype(np.float32)
+        return cv2.remap(maps, x, np.ascontiguousarray(px[..., 1]), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float64)
+
+    step = reach[None, :, None] * normal[:, None, :]
+    pair = np.maximum(0.0, -sample(p[:, None, :] + step) * sample(p[:, None, :] - step)).sum(1)
+    return np.sqrt(pair).reshape(-1, EDGE_SAMPLES).mean(1)
+
+
+def line_evidence(sc: _Scorer, off: dict[int, np.ndarray]) -> tuple[float, float]:
+    """(gain, t) of the art-free test of proposed marker offsets ``off`` (id -> (2,) mm): the
+    ratio of the summed symmetric edge response (:func:`_edge_symmetry`) under ``off`` to that
+    under the marker homography, and the mean per-edge difference in standard errors.  A
+    board that shows no outlines (a cloth over it: a mean response under
+    :data:`MIN_LINE_RESPONSE`) gives (1.0, 0.0): no evidence."""
+    maps = _line_maps(sc.view, LINE_SIGMA_MM * PX_PER_MM)
+    base = _edge_symmetry(sc, maps, {i: np.zeros(2) for i in off})
+    moved = _edge_symmetry(sc, maps, off)
+    d = moved - base
+    if base.sum() <= 1e-9 or len(d) < 2 or moved.mean() < MIN_LINE_RESPONSE:
+        return (1.0, 0.0)
+    spread = float(d.std(ddof=1)) / math.sqrt(len(d))
+    return float(moved.sum() / base.sum()), (float(d.mean()) / spread if spread > 1e-12 else 0.0)
+
+
 def _view(gray: np.ndarray, reg: Registration, geo: BoardGeometry) -> tuple[np.ndarray, tuple[float, float]]:
     """Grey view of the spaces (plus the search margin) rectified by ``reg``, and its origin in mm."""
     centres = np.array([geo.center_mm(q) for q in geo.spaces])
@@ -139,12 +223,38 @@ def _view(gray: np.ndarray, reg: Registration, geo: BoardGeometry) -> tuple[np.n
     return view, (float(x0), float(y0))
 
 
+def _pattern_search(score, off: dict[int, np.ndarray], step: float) -> dict[int, np.ndarray]:
+    """``off`` (id -> (2,) mm) after rounds of moving each marker to the best-scoring of its eight
+    neighbours ``step`` mm away (at most :data:`MAX_MOVES` rounds, within :data:`MAX_OFFSET_MM`)."""
+    around = [np.array((dx, dy), np.float64) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+    current = score(off)
+    for _ in range(MAX_MOVES):
+        moved = False
+        for i in sorted(off):
+            for d in around:
+                cand = off[i] + step * d
+                if np.hypot(*cand) > MAX_OFFSET_MM:
+                    continue
+                trial = dict(off)
+                trial[i] = cand
+                v = score(trial)
+                if v > current:
+                    current, off, moved = v, trial, True
+        if not moved:
+            break
+    return off
+
+
 def refine_registration(gray: np.ndarray, reg: Registration, geo: BoardGeometry) -> Registration:
     """``reg`` refitted with each marker at the offset that best aligns the printed hex grid.
 
     ``gray``: uint8 (h, w) frame; returns a new :class:`Registration` with
     ``marker_offsets_mm`` set (id -> (dx, dy) mm, board frame), or ``reg`` itself (offsets
-    all zero) when the grid gives no clearly better fit (:data:`MIN_GAIN`).
+    all zero) when the grid gives no clearly better fit (:data:`MIN_GAIN`) or the fit found
+    fails the art-free test (:func:`line_evidence`, :data:`MIN_LINE_GAIN`,
+    :data:`MIN_EVIDENCE_T`); accepted offsets are then finished on the symmetric response
+    (:data:`POLISH_STEPS_MM`).  ``grid_evidence`` of the registration returned holds the
+    (gain, t) of that test.
     """
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
@@ -152,32 +262,24 @@ def refine_registration(gray: np.ndarray, reg: Registration, geo: BoardGeometry)
     sc = _Scorer(geo, reg, view, origin)
     ids = sorted(reg.markers_px)
     off = {i: np.zeros(2) for i in ids}
-    around = [np.array((dx, dy), np.float64) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
     for step, sigma_mm in SEARCH_LEVELS:
         sc.blur(sigma_mm * PX_PER_MM)
-        current = sc.score(off)
-        for _ in range(MAX_MOVES):
-            moved = False
-            for i in ids:
-                for d in around:
-                    cand = off[i] + step * d
-                    if np.hypot(*cand) > MAX_OFFSET_MM:
-                        continue
-                    trial = dict(off)
-                    trial[i] = cand
-                    v = sc.score(trial)
-                    if v > current:
-                        current, off, moved = v, trial, True
-            if not moved:
-                break
+        off = _pattern_search(sc.score, off, step)
     base, refined = sc.score({i: np.zeros(2) for i in ids}), sc.score(off)
-    if refined < MIN_GAIN * base:
+    evidence = line_evidence(sc, off) if refined >= MIN_GAIN * base else (1.0, 0.0)
+    if evidence[0] < MIN_LINE_GAIN or evidence[1] < MIN_EVIDENCE_T:
         reg.marker_offsets_mm = {i: (0.0, 0.0) for i in ids}
+        reg.grid_evidence = evidence
         return reg
+    # accepted: finish on the art-free response itself, which a tile's inset edge cannot pull
+    maps = _line_maps(sc.view, LINE_SIGMA_MM * PX_PER_MM)
+    for step in POLISH_STEPS_MM:
+        off = _pattern_search(lambda o: float(_edge_symmetry(sc, maps, o).sum()), off, step)
     f = fit_markers(geo, reg.markers_px, reg.intrinsics, offsets_mm=off)
     out = Registration(f.h, reg.markers_px, reg.reprojection_px, reg.image_size, reg.intrinsics,
                        reprojection_mm=reg.reprojection_mm, duplicates=reg.duplicates,
-                       marker_offsets_mm={i: (float(off[i][0]), float(off[i][1])) for i in ids})
+                       marker_offsets_mm={i: (float(off[i][0]), float(off[i][1])) for i in ids},
+                       grid_evidence=evidence)
     out.grid_note = describe_displaced(out, geo)
     return out
 

@@ -43,6 +43,8 @@ class Registration:
     the board were used).  ``marker_offsets_mm``: id -> (dx, dy) mm, how far each marker sits
     from its documented place as found from the printed grid (empty when not refined); ``grid_note``: the sentence about them
     (:func:`companion.vision.gridfit.describe_displaced`), empty when they are in place.
+    ``grid_evidence``: (gain, t) of the art-free test the grid offsets had to pass
+    (:func:`companion.vision.gridfit.line_evidence`); ``None`` when not refined.
     """
 
     h: np.ndarray
@@ -55,6 +57,7 @@ class Registration:
     duplicates: tuple[int, ...] = ()
     marker_offsets_mm: dict[int, tuple[float, float]] = field(default_factory=dict)
     grid_note: str = ""
+    grid_evidence: tuple[float, float] | None = None
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """float32 (n, 2) board mm -> (n, 2) camera px (distorted when intrinsics are set)."""
