@@ -427,7 +427,7 @@ class BoardReader:
             if frac[s] >= CLIPPED_UNREADABLE and r.confidence < UNREADABLE_CONFIDENCE:
                 r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
                 r.confidence = 0.0
-        core = np.flatnonzero(frac >= CLIPPED_UNREADABLE)
+        core = np.flatnonzero(frac >= CLIPPED_CORE)
         if not halo or len(core) < 2:
             return
         hexes = np.array(self.geo.spaces)
@@ -463,9 +463,13 @@ CHANGE_LEVEL = 24.0
 """8-bit level by which a sample must differ from the committed frame to count as changed."""
 CHANGE_FRACTION = 0.05
 """Fraction of a space's samples that must change for the space to be read again."""
-CLIPPED_UNREADABLE = 0.3
+CLIPPED_UNREADABLE = 0.005
 """Fraction of a space's samples clipped by the camera from which an unsure reading is
-reported unreadable instead."""
+reported unreadable instead: any clipped sample (one of about 140).  Where the camera clips,
+what the space shows is partly lost, and an unsure reading there is as often wrong as right."""
+CLIPPED_CORE = 0.3
+"""Fraction of a space's samples clipped from which it counts as the core of a glare spot (for
+the halo of :meth:`BoardReader._mark_glare`)."""
 UNREADABLE_CONFIDENCE = 0.5
 VEIL_CONFIDENCE_SCALE = 80.0
 """Glare (linear levels of 255) under which a space's confidence drops to 1/e of itself."""
