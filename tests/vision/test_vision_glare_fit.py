@@ -46,3 +46,23 @@ def test_a_spot_whose_core_clips_is_not_underrated():
     assert (bgr.max(2) >= SATURATED).any()  # the core clips
     veil = fit_veil_from_readings(bgr, white, expected, mean, centres, weight)
     assert veil is not None and abs(veil.amplitude - 200.0) <= 0.1 * 200.0
+
+
+def test_an_unsure_space_with_a_few_clipped_points_is_unreadable_not_guessed(geo):
+    from companion.vision import layout as L
+    from companion.vision.classify import SpaceReading
+    from companion.vision.reader import BoardReader
+
+    reader = BoardReader(geo, refine_grid=False)
+    n = len(geo.spaces) * L.POINTS_PER_SPACE
+    bgr = np.full((n + 64, 3), 120.0, np.float32)
+    few = max(1, L.POINTS_PER_SPACE // 20)  # 5 % of a space's points clip
+    for s in (0, 1):
+        bgr[s * L.POINTS_PER_SPACE:s * L.POINTS_PER_SPACE + few] = 255.0
+    readings = [SpaceReading("empty", confidence=0.9) for _ in geo.spaces]
+    readings[0].confidence = 0.3  # unsure and clipped: unreadable
+    readings[1].confidence = 0.9  # sure despite the clipped points: kept
+    readings[2].confidence = 0.3  # unsure but nothing clipped: kept (held by the table loop)
+    reader._mark_glare(bgr, readings)
+    assert readings[0].reason and "move the lamp" in readings[0].reason and readings[0].confidence == 0.0
+    assert readings[1].reason is None and readings[2].reason is None
