@@ -362,7 +362,7 @@ class BoardReader:
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
-        self._mark_glare(bgr, readings, halo=veil is None and self.glare)
+        self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil)
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.marker_samples = markers
         return reading
@@ -411,26 +411,36 @@ class BoardReader:
         # unchanged spaces keep their committed appearance, changed ones take the new one
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
-        self._mark_glare(bgr, readings, rows)
+        self._mark_glare(bgr, readings, rows, veil=veil)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
-                    halo: bool = False) -> None:
+                    halo: bool = False, veil: np.ndarray | None = None) -> None:
         """Spaces where the camera clips and the reading is unsure become unreadable, with a
-        reason.  With ``halo`` (no glare spot could be fitted, so the light around clipped
+        reason: from :data:`CLIPPED_UNREADABLE` of clipped points under a glare spot (the fitted
+        ``veil``, float32 (N,) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
+        more, or it lies within :data:`GLARE_HALO` of a clipped core), elsewhere from
+        :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
         ones become unreadable too: there the veil lifts every surface and nothing is sure."""
         n = len(self._space_pts)
         frac = (bgr[:n].max(1) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
+        core = np.flatnonzero(frac >= CLIPPED_CORE)
+        hexes = np.array(self.geo.spaces)
+        glared = np.zeros(len(hexes), bool)
+        if veil is not None:
+            glared |= veil[:n].reshape(len(hexes), -1).mean(1) >= GLARE_MIN_LEVEL
+        for c in core:
+            d = hexes - hexes[c]
+            glared |= (np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO
+        limit = np.where(glared, CLIPPED_UNREADABLE, CLIPPED_CORE)
         for s in (range(len(readings)) if rows is None else rows):
             r = readings[s]
-            if frac[s] >= CLIPPED_UNREADABLE and r.confidence < UNREADABLE_CONFIDENCE:
+            if frac[s] >= limit[s] and r.confidence < UNREADABLE_CONFIDENCE:
                 r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
                 r.confidence = 0.0
-        core = np.flatnonzero(frac >= CLIPPED_CORE)
         if not halo or len(core) < 2:
             return
-        hexes = np.array(self.geo.spaces)
         for s in (range(len(readings)) if rows is None else rows):
             d = hexes[core] - hexes[s]
             near = core[(np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO]
@@ -463,9 +473,12 @@ CHANGE_LEVEL = 24.0
 """8-bit level by which a sample must differ from the committed frame to count as changed."""
 CHANGE_FRACTION = 0.05
 """Fraction of a space's samples that must change for the space to be read again."""
+GLARE_MIN_LEVEL = 6.0
+"""Fitted glare (linear levels of 255, :data:`companion.vision.glare.MIN_AMPLITUDE`) from which
+a space counts as under the spot."""
 CLIPPED_UNREADABLE = 0.005
-"""Fraction of a space's samples clipped by the camera from which an unsure reading is
-reported unreadable instead: any clipped sample (one of about 140).  Where the camera clips,
+"""Fraction of a space's samples clipped by the camera from which an unsure reading under a
+glare spot is reported unreadable instead: any clipped sample (one of about 140).  Where the camera clips,
 what the space shows is partly lost, and an unsure reading there is as often wrong as right."""
 CLIPPED_CORE = 0.3
 """Fraction of a space's samples clipped from which it counts as the core of a glare spot (for
