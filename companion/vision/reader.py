@@ -419,7 +419,8 @@ class BoardReader:
         """Spaces where the camera clips and the reading is unsure become unreadable, with a
         reason: from :data:`CLIPPED_UNREADABLE` of clipped points under a glare spot (the fitted
         ``veil``, float32 (N,) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
-        more, or it lies within :data:`GLARE_HALO` of a clipped core), elsewhere from
+        more, or it lies within :data:`GLARE_HALO` of a space with :data:`CLIPPED_GLARE` of its
+        points clipped), elsewhere from
         :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
         ones become unreadable too: there the veil lifts every surface and nothing is sure."""
@@ -430,7 +431,7 @@ class BoardReader:
         glared = np.zeros(len(hexes), bool)
         if veil is not None:
             glared |= veil[:n].reshape(len(hexes), -1).mean(1) >= GLARE_MIN_LEVEL
-        for c in core:
+        for c in np.flatnonzero(frac >= CLIPPED_GLARE):
             d = hexes - hexes[c]
             glared |= (np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO
         limit = np.where(glared, CLIPPED_UNREADABLE, CLIPPED_CORE)
@@ -480,6 +481,9 @@ CLIPPED_UNREADABLE = 0.005
 """Fraction of a space's samples clipped by the camera from which an unsure reading under a
 glare spot is reported unreadable instead: any clipped sample (one of about 140).  Where the camera clips,
 what the space shows is partly lost, and an unsure reading there is as often wrong as right."""
+CLIPPED_GLARE = 0.1
+"""Fraction of a space's samples clipped that only a glare spot explains (a white symbol in a
+bright frame clips a point or two, not one in ten)."""
 CLIPPED_CORE = 0.3
 """Fraction of a space's samples clipped from which it counts as the core of a glare spot (for
 the halo of :meth:`BoardReader._mark_glare`)."""
