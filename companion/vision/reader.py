@@ -4,7 +4,9 @@
 tile candidates, intrinsics and (through :class:`~companion.vision.registration.BoardTracker`)
 the registration with its cached sample maps.  :meth:`BoardReader.read` costs one marker
 re-check in small windows, one ``cv2.remap`` of about 5,000 sample points, a Lab conversion of
-those points and the vectorised scoring of :mod:`companion.vision.classify`.
+those points and the vectorised scoring of :mod:`companion.vision.classify`.  In play (with
+``previous``) the marker re-check is skipped while the markers' patches look as before, and
+only the spaces that changed are scored.
 """
 
 from __future__ import annotations
