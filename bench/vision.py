@@ -29,7 +29,8 @@ unreadable, and confident misreads (wrong and not reported unreadable).
 
 Timing, with ``cv2.setNumThreads(1)`` on a cached registration: median ms per 1920x1080 frame
 read in full, and per frame "in play" (a tile placed and a meeple moved since the last reading,
-passed as ``previous=`` when ``BoardReader.read`` accepts it), and the ratio to the warp floor
+passed as ``previous=`` when ``BoardReader.read`` accepts it), per frame of a still board (new
+sensor noise only), and the ratio to the warp floor
 (remap to 2 px/mm and Lab of the same frame).
 """
 
@@ -202,7 +203,8 @@ def group_seed(seed: int, style: str, light: str) -> int:
     return seed * 1000 + sorted(STYLES).index(style) * 37 + LIGHTS.index(light)
 
 
-def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing_frames: int, workdir: Path) -> dict:
+def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing_frames: int, workdir: Path,
+              refine_grid: bool = True) -> dict:
     rng = np.random.default_rng(group_seed(seed, style, light_name))
     lamp = light_preset(light_name, rng)
     tables = sorted(TABLES)
@@ -214,7 +216,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     profile_path, said, used = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
-         "clip": Counter(), "times": [], "play_times": [], "floors": [], "calibration": said,
+         "clip": Counter(), "times": [], "play_times": [], "still_times": [], "floors": [], "calibration": said,
          "photos": (used, len(cal))}
     if profile_path is None:
         r["failed"] = n
@@ -230,7 +232,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
                          "glare_radius": float(rng.uniform(60, 160))})
         table = tables[int(rng.integers(3))]
         frame = render_styled(board, geo, style, light, rng=rng, size=SIZE, camera=cam, table=table)
-        reader = BoardReader(geo, profile=profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes)
+        reader = BoardReader(geo, profile=profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes,
+                             refine_grid=refine_grid)
         truth = per_space(board, geo.spaces)
         try:
             reading = reader.read(frame.image)
@@ -269,6 +272,13 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
                 cv2.cvtColor(cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR), cv2.COLOR_BGR2Lab)
                 r["floors"].append((time.perf_counter() - t0) * 1000)
             if previous_ok:
+                # nothing moved: the same view with new sensor noise
+                noise = np.random.default_rng(i).normal(0, 2.0, frame.image.shape)
+                still = np.clip(frame.image + noise, 0, 255).astype(np.uint8)
+                for _ in range(5):
+                    t0 = time.perf_counter()
+                    reader.read(still, previous=reading)
+                    r["still_times"].append((time.perf_counter() - t0) * 1000)
                 after = render_styled(changed_board(board, geo, codes, rng), geo, style, light, rng=rng, size=SIZE,
                                       camera=cam, table=table)
                 for _ in range(5):
@@ -326,6 +336,8 @@ def main() -> int:
     ap.add_argument("--timing-frames", type=int, default=4, help="boards per style timed under daylight (default 4)")
     ap.add_argument("--styles", nargs="+", choices=sorted(STYLES), help="styles to run (default all)")
     ap.add_argument("--lights", nargs="+", choices=BENCH_LIGHTS, help="lights to run (default all)")
+    ap.add_argument("--no-refine-grid", action="store_true",
+                    help="register on the markers alone (no grid refinement), to measure the reader apart from it")
     ap.add_argument("--quick", action="store_true", help="fixed-seed subset for iterating: --n 4 --timing-frames 3")
     args = ap.parse_args()
     if args.quick:
@@ -337,8 +349,8 @@ def main() -> int:
         styles.append(HELD_OUT)
     lights = [x for x in BENCH_LIGHTS if not args.lights or x in args.lights]
     print(f"board reader bench: {args.n} boards per style and light, {SIZE[0]}x{SIZE[1]}, seed {args.seed}, "
-          f"cv2.setNumThreads(1), OpenCV {cv2.__version__}, load average {os.getloadavg()[0]:.1f}")
-    times, play, floors = [], [], []
+          f"cv2.setNumThreads(1), OpenCV {cv2.__version__}, grid refinement {'off' if args.no_refine_grid else 'on'}, load average {os.getloadavg()[0]:.1f}")
+    times, play, still, floors = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for style in styles:
             held = style == HELD_OUT
@@ -349,10 +361,12 @@ def main() -> int:
                 print(f"style {style!r}")
             t0 = time.perf_counter()
             for light in lights:
-                r = run_group(style, light, args.n, args.seed, geo, codes, args.timing_frames if light == lights[0] else 0, Path(tmp))
+                r = run_group(style, light, args.n, args.seed, geo, codes, args.timing_frames if light == lights[0] else 0, Path(tmp),
+                              refine_grid=not args.no_refine_grid)
                 report(r, held)
                 times += r["times"]
                 play += r["play_times"]
+                still += r["still_times"]
                 floors += r["floors"]
             print(f"  ({time.perf_counter() - t0:.0f} s)")
     load = os.getloadavg()[0]
@@ -363,6 +377,8 @@ def main() -> int:
         if play:
             print(f"time per frame in play (a tile placed, a meeple moved; previous= reading): median {statistics.median(play):.1f} ms "
                   f"(target <= 10 ms); in play / floor = {statistics.median(play) / floor:.2f}")
+            print(f"time per frame in play, nothing moved (new sensor noise; previous= reading): median "
+                  f"{statistics.median(still):.1f} ms; / floor = {statistics.median(still) / floor:.2f}")
         else:
             print("time per frame in play: n/a (BoardReader.read takes no previous= reading)")
         print(f"floor (remap undistort+warp to 2 px/mm + Lab of the same frame): median {floor:.1f} ms; reader / floor = {med / floor:.2f}")

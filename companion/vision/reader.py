@@ -4,7 +4,9 @@
 tile candidates, intrinsics and (through :class:`~companion.vision.registration.BoardTracker`)
 the registration with its cached sample maps.  :meth:`BoardReader.read` costs one marker
 re-check in small windows, one ``cv2.remap`` of about 5,000 sample points, a Lab conversion of
-those points and the vectorised scoring of :mod:`companion.vision.classify`.
+those points and the vectorised scoring of :mod:`companion.vision.classify`.  In play (with
+``previous``) the marker re-check is skipped while the markers' patches look as before, and
+only the spaces that changed are scored.
 """
 
 from __future__ import annotations
@@ -52,6 +54,12 @@ class Reading:
     evidence: np.ndarray | None = None
     changed: int | None = None
     """Spaces read again in an incremental read (``None`` for a full read)."""
+    marker_samples: np.ndarray | None = None
+    """float32 (M * Q, 3) camera BGR on a grid over each corner marker and its white paper: an
+    incremental read whose marker patches have not changed skips the marker re-check."""
+    rechecked: bool = True
+    """Whether this frame's markers were looked for again (``False``: their patches had not
+    changed since ``previous``, so its registration was kept without a search)."""
 
     def to_json(self) -> dict:
         reg = self.registration.to_json()
@@ -72,7 +80,9 @@ def read_image(path: str | Path) -> np.ndarray:
 
 
 class BoardReader:
-    """Reads frames of one camera.  ``hand``: restrict tiles to these type codes (all rotations)."""
+    """Reads frames of one camera.  ``tile_codes``: tile type codes that can appear (all
+    rotations); ``refine_grid``: refine each new registration on the printed grid
+    (:class:`~companion.vision.registration.BoardTracker`)."""
 
     def __init__(
         self,
@@ -81,10 +91,11 @@ class BoardReader:
         intrinsics: Intrinsics | None = None,
         tile_codes: list[str] | None = None,
         edition_dir: str | Path = DEFAULT_EDITION,
+        refine_grid: bool = True,
     ):
         self.geo = geo or load_board(edition_dir)
         self.profile = profile or load_profile()
-        self.tracker = BoardTracker(self.geo, intrinsics)
+        self.tracker = BoardTracker(self.geo, intrinsics, refine_grid=refine_grid)
         self.glare = True
         self.edition_dir = Path(edition_dir)
         self._edge_cache: dict[str, np.ndarray] = {}
@@ -97,6 +108,9 @@ class BoardReader:
         self._marker_ids = [m.id for m in self.geo.markers]
         self._marker_xy = np.array([m.center_mm for m in self.geo.markers], np.float32)
         self._white_pts = (self._marker_xy[:, None, :] + wref[None]).reshape(-1, 2)
+        g = np.linspace(-1.0, 1.0, MARKER_GRID) * (self.geo.marker_size_mm / 2 + 3.0)
+        patch = np.array([(x, y) for y in g for x in g], np.float32)
+        self._patch_pts = (self._marker_xy[:, None, :] + patch[None]).reshape(-1, 2)
 
     def candidates_for(self, hand: list[str] | None) -> TileCandidates:
         return tile_candidates(hand) if hand else self._catalogue
@@ -113,6 +127,15 @@ class BoardReader:
             px[:n][cap] = project_raised(reg, self._space_pts[cap], L.CAP_HEIGHT_MM)
             reg.cache["maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
         return reg.cache["maps"]
+
+    def marker_bgr(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
+        """float32 (M * Q, 3) camera BGR on a :data:`MARKER_GRID` square grid over each corner
+        marker and 3 mm of its white paper (Q points per marker, markers in board order)."""
+        if "marker-maps" not in reg.cache:
+            px = reg.to_image(reg.shift_marker_points(self._patch_pts, self._marker_ids)).astype(np.float32)
+            reg.cache["marker-maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
+        mx, my = reg.cache["marker-maps"]
+        return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
 
     def sample_bgr(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
         """float32 (N, 3) camera BGR at every space sample point, then every white reference point."""
@@ -290,13 +313,30 @@ class BoardReader:
         """
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
-        reg = self.tracker.register(frame)
-        check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
+        still = None
+        if (previous is not None and previous.marker_samples is not None and previous.registration is self.tracker.current
+                and previous.registration.image_size == (frame.shape[1], frame.shape[0])):
+            # markers that look exactly as before are where they were: no search needed
+            still = self.marker_bgr(frame, previous.registration)
+            if len(changed_spaces(still, previous.marker_samples, MARKER_GRID * MARKER_GRID)):
+                still = None
+        reg = previous.registration if still is not None else self.tracker.register(frame)
+        markers = still if still is not None else self.marker_bgr(frame, reg)
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
         if (previous is not None and previous.registration is reg and previous.samples is not None
                 and previous.samples.shape == bgr.shape):
-            return self._read_changes(bgr, reg, cands, previous)
+            n = len(self._space_pts)
+            rows = changed_spaces(bgr[:n], previous.samples[:n], L.POINTS_PER_SPACE)
+            if still is None or len(rows) > RECHECK_FRACTION * len(self.geo.spaces):
+                check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
+            reading = self._read_changes(bgr, reg, cands, previous, rows)
+            # while the markers go unchecked their reference stays the frame they were last found
+            # in, so a slow drift adds up against it instead of hiding in small steps
+            reading.marker_samples = markers if still is None else previous.marker_samples
+            reading.rechecked = still is None
+            return reading
+        check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
         lab, fix = self._prepare(bgr, reg, bgr, None)
         lab, readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
         local_done = True
@@ -324,8 +364,10 @@ class BoardReader:
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
-        self._mark_glare(bgr, readings, halo=veil is None and self.glare)
-        return self._reading(readings, reg, bgr, veil, evidence)
+        self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil)
+        reading = self._reading(readings, reg, bgr, veil, evidence)
+        reading.marker_samples = markers
+        return reading
 
     def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
                  changed: int | None = None) -> Reading:
@@ -334,10 +376,10 @@ class BoardReader:
         unreadable = {f"{h[0]},{h[1]}": r.reason for h, r in spaces.items() if r.reason}
         return Reading(board, conf, reg, spaces, unreadable, bgr, veil, evidence, changed)
 
-    def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading) -> Reading:
-        """Incremental read: only the spaces whose samples changed since ``previous``."""
+    def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading,
+                      rows: np.ndarray) -> Reading:
+        """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since ``previous``."""
         n = len(self._space_pts)
-        rows = changed_spaces(bgr[:n], previous.samples[:n], L.POINTS_PER_SPACE)
         old = [previous.spaces[h] for h in self.geo.spaces]
         if not len(rows):
             return self._reading(old, reg, previous.samples, previous.veil, previous.evidence, 0)
@@ -371,26 +413,37 @@ class BoardReader:
         # unchanged spaces keep their committed appearance, changed ones take the new one
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
-        self._mark_glare(bgr, readings, rows)
+        self._mark_glare(bgr, readings, rows, veil=veil)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
-                    halo: bool = False) -> None:
+                    halo: bool = False, veil: np.ndarray | None = None) -> None:
         """Spaces where the camera clips and the reading is unsure become unreadable, with a
-        reason.  With ``halo`` (no glare spot could be fitted, so the light around clipped
+        reason: from :data:`CLIPPED_UNREADABLE` of clipped points under a glare spot (the fitted
+        ``veil``, float32 (N,) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
+        more, or it lies within :data:`GLARE_HALO` of a space with :data:`CLIPPED_GLARE` of its
+        points clipped), elsewhere from
+        :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
         ones become unreadable too: there the veil lifts every surface and nothing is sure."""
         n = len(self._space_pts)
         frac = (bgr[:n].max(1) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
+        core = np.flatnonzero(frac >= CLIPPED_CORE)
+        hexes = np.array(self.geo.spaces)
+        glared = np.zeros(len(hexes), bool)
+        if veil is not None:
+            glared |= veil[:n].reshape(len(hexes), -1).mean(1) >= GLARE_MIN_LEVEL
+        for c in np.flatnonzero(frac >= CLIPPED_GLARE):
+            d = hexes - hexes[c]
+            glared |= (np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO
+        limit = np.where(glared, CLIPPED_UNREADABLE, CLIPPED_CORE)
         for s in (range(len(readings)) if rows is None else rows):
             r = readings[s]
-            if frac[s] >= CLIPPED_UNREADABLE and r.confidence < UNREADABLE_CONFIDENCE:
+            if frac[s] >= limit[s] and r.confidence < UNREADABLE_CONFIDENCE:
                 r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
                 r.confidence = 0.0
-        core = np.flatnonzero(frac >= CLIPPED_UNREADABLE)
         if not halo or len(core) < 2:
             return
-        hexes = np.array(self.geo.spaces)
         for s in (range(len(readings)) if rows is None else rows):
             d = hexes[core] - hexes[s]
             near = core[(np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO]
@@ -411,13 +464,31 @@ class BoardReader:
         return self._labels.get(tuple(at), f"({at[0]},{at[1]})")
 
 
+MARKER_GRID = 9
+"""Points per side of the grid sampled over each corner marker to tell whether it moved: 9
+points over 50 mm put one every 6 mm, so a shift of a fraction of a cell moves the samples on
+the black and white edges well past :data:`CHANGE_LEVEL`."""
+RECHECK_FRACTION = 0.25
+"""With the markers unchanged, the frame checks (:func:`companion.vision.check.check_frame`) run
+again only when more than this share of the spaces changed: their figures are shares of the
+whole board, which a few changed spaces can't move from usable to unusable."""
 CHANGE_LEVEL = 24.0
 """8-bit level by which a sample must differ from the committed frame to count as changed."""
 CHANGE_FRACTION = 0.05
 """Fraction of a space's samples that must change for the space to be read again."""
-CLIPPED_UNREADABLE = 0.3
-"""Fraction of a space's samples clipped by the camera from which an unsure reading is
-reported unreadable instead."""
+GLARE_MIN_LEVEL = 6.0
+"""Fitted glare (linear levels of 255, :data:`companion.vision.glare.MIN_AMPLITUDE`) from which
+a space counts as under the spot."""
+CLIPPED_UNREADABLE = 0.005
+"""Fraction of a space's samples clipped by the camera from which an unsure reading under a
+glare spot is reported unreadable instead: any clipped sample (one of about 140).  Where the camera clips,
+what the space shows is partly lost, and an unsure reading there is as often wrong as right."""
+CLIPPED_GLARE = 0.1
+"""Fraction of a space's samples clipped that only a glare spot explains (a white symbol in a
+bright frame clips a point or two, not one in ten)."""
+CLIPPED_CORE = 0.3
+"""Fraction of a space's samples clipped from which it counts as the core of a glare spot (for
+the halo of :meth:`BoardReader._mark_glare`)."""
 UNREADABLE_CONFIDENCE = 0.5
 VEIL_CONFIDENCE_SCALE = 80.0
 """Glare (linear levels of 255) under which a space's confidence drops to 1/e of itself."""
