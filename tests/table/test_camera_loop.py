@@ -168,10 +168,10 @@ class Flaky:
         self.reader, self.errors = reader, list(errors)
         self.resets = 0
 
-    def read(self, image, hand=None):
+    def read(self, image, hand=None, previous=None):
         if self.errors:
             raise self.errors.pop(0)
-        return self.reader.read(image, hand=hand)
+        return self.reader.read(image, hand=hand, previous=previous)
 
     def reset(self):
         self.resets += 1

@@ -160,12 +160,14 @@ def test_the_live_loop_asks_when_a_reading_fits_two_positions():
             pos, b = truth.position, Board(truth.position, truth.edition)
             tiles = {(h.q, h.r) for h in pos.tiles}
             removals = [m for m in movegen.removals(b, pos.active) if tuple(m["at"]) in tiles] if not pos.in_setup else []
-            if not pos.taken and "ROCK" in pos.hands[pos.active] and removals:
+            # the rock-then-Lichens reading must be affordable too (2 nutrients, rulebook 4.c)
+            if (not pos.taken and "ROCK" in pos.hands[pos.active] and removals
+                    and sum(pos.nutrients[pos.active].values()) >= 2):
                 break
             truth.play_turn()
         else:
             continue
-        sim = SimulatedTable(GameConfig(), seed=seed, fast=True, illegal_every=0)
+        sim = SimulatedTable(GameConfig(), seed=seed, fast=True, illegal_every=0, bot="random")
         s = sim.session
         s.start_from(pos.copy(), None, None)
         sim.show(pos.to_json()["board"], hands=False)

@@ -117,7 +117,7 @@ def test_a_damaged_recording_is_refused_before_anything_is_logged(recording, tmp
 
 def test_a_wrong_fix_ends_the_demo_with_the_divergence_message():
     import time
-    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
+    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0, bot="random")  # the same players as truth
     sim.session.correct((0, 0), {"kind": "rock"})           # nothing stands on E5
     t0 = time.monotonic()
     with pytest.raises(SimulationAborted, match=r"differ at move 1 \(E5 set by hand: a rock, but the simulated "
@@ -125,7 +125,7 @@ def test_a_wrong_fix_ends_the_demo_with_the_divergence_message():
         sim.run()
     assert time.monotonic() - t0 < 60
     # A fix that agrees with the simulated players' board does not stop them.
-    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
+    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0, bot="random")  # the same players as truth
     sim.session.correct((0, 0), {"kind": "empty"})
     assert sim._diverged is None
 
@@ -137,7 +137,7 @@ def test_a_fix_that_a_later_move_contradicts_ends_the_demo_too():
         truth.play_turn()
     place = next(e for e in truth.game.events if e.move["action"] == "place")
     q, r = place.move["at"]
-    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0)
+    sim = SimulatedTable(GameConfig(), seed=4, fast=True, illegal_every=0, bot="random")  # the same players as truth
     sim.session.correct((q, r), {"kind": "empty"})         # true until the tile is placed there
     assert sim._diverged is None
     label = sim.edition.label(Hex(q, r))
