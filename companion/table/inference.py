@@ -69,10 +69,14 @@ def view_of_board(board: dict[str, Any]) -> View:
         h = Hex(*s["at"])
         if h not in spaces:
             spaces[h] = ("substrate", s["kind"])
+    meeples = {c: (None if m is None else Hex(*m)) for c, m in (board.get("meeples") or {}).items()}
     for color, s in (board.get("spores") or {}).items():
         if s and s.get("at") is not None:
-            spaces[Hex(*s["at"])] = ("spore", color, bool(s.get("used")))
-    meeples = {c: (None if m is None else Hex(*m)) for c, m in (board.get("meeples") or {}).items()}
+            h = Hex(*s["at"])
+            # A meeple standing on its spore hides the symbol: the camera cannot see the side,
+            # so neither the reading nor the expected position may count it (docs/rules.md).
+            side = None if meeples.get(color) == h else bool(s.get("used"))
+            spaces[h] = ("spore", color, side)
     return View(spaces, meeples)
 
 

@@ -185,3 +185,15 @@ def test_the_live_loop_asks_when_a_reading_fits_two_positions():
         assert [e.move["action"] for e in s.game.events] == ["remove", "place"]
         return
     raise AssertionError("no position with a tile removal and a rock in hand in 40 seeds")
+
+
+def test_a_spore_under_its_meeple_is_not_read_for_its_side():
+    """The meeple hides the symbol: a relocated (used) spore read as unused under its meeple
+    matches, while an uncovered spore read on the wrong side still differs."""
+    from companion.table.inference import view_of_board
+    covered = {"spores": {"blue": {"at": [1, 1], "used": True}}, "meeples": {"blue": [1, 1]}}
+    read = {"spores": {"blue": {"at": [1, 1], "used": False}}, "meeples": {"blue": [1, 1]}}
+    assert view_of_board(covered).diff(view_of_board(read)) == set()
+    uncovered = {"spores": {"blue": {"at": [1, 1], "used": True}}, "meeples": {"blue": [2, 1]}}
+    read_uncovered = {"spores": {"blue": {"at": [1, 1], "used": False}}, "meeples": {"blue": [2, 1]}}
+    assert view_of_board(uncovered).diff(view_of_board(read_uncovered)) == {Hex(1, 1)}
