@@ -35,6 +35,7 @@ from companion.setup import GameConfig
 from companion.table.live import LiveTable
 from companion.table.session import TableSession
 from companion.table.sources import Frame
+from companion.vision.reader import BoardReader
 
 CAMERA_ACTIONS = {"spore", "place", "rock", "move", "remove", "relocate", "substrate"}
 DASHBOARD_ACTIONS = {"discard", "give", "swap", "buy", "reveal"}
@@ -142,7 +143,8 @@ class SimulatedTable:
         self.session = TableSession(self.truth.game.__class__(self.truth.game.initial, config, self.edition, log=log,
                                                                      kind="demo"))
         self._game = self.session.game
-        self.live = LiveTable(self.session)
+        self.profile = self._calibrate()
+        self.live = LiveTable(self.session, reader=BoardReader(profile=self.profile))
         self.tags = TagBox(list(self.truth.supplies.bag) + [c for h in self.truth.position.hands.values() for c in h],
                            self.rng)
         for color, hand in self.truth.position.hands.items():
@@ -183,6 +185,14 @@ class SimulatedTable:
             self._diverged = (f"the companion's game and the simulated players' game differ at move "
                               f"{len(self.session.game.events) + 1} ({fix_words(self.edition.label(h), content)}, "
                               f"but the simulated players' board has {there} there); the simulated players stop here")
+
+    def _calibrate(self):
+        """The companion's colour and piece profile, learned as a user learns it for a copy of
+        the game: from photos of the three calibration layouts (hardware/camera.md) taken by
+        this table's camera under its light, not the built-in profile."""
+        from calibration.colours import calibrate_pieces, load_layout
+        profile, _ = calibrate_pieces([], frames=[self._render(load_layout(n)) for n in (1, 2, 3)])
+        return profile
 
     # --- the physical world -----------------------------------------------------------------
     def _render(self, board: dict[str, Any]) -> np.ndarray:

@@ -6,6 +6,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
+
+PROFILE_IN_RECORDING = "profile.json"
+"""The colour and piece profile a recording was read with, kept in its folder for its replay."""
 
 TEAMS = {"blue": "1", "orange": "2", "red": "1", "black": "2"}
 
@@ -158,6 +162,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.record:
         from companion.table.record import Recorder
         sim.live.recorder = Recorder(args.record, setup=Recorder.setup_doc(sim.session.game))
+        sim.profile.save(Path(args.record) / PROFILE_IN_RECORDING)  # the replay reads with it
         sim.session.input_hooks.append(sim.live.recorder.input)
         sim.session.game.log_hooks.append(sim.live.recorder.logged)
     if not args.fast:
@@ -281,6 +286,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.record:
         from companion.table.record import Recorder
         recorder = Recorder(args.record, setup=Recorder.setup_doc(game))
+        if args.profile:
+            import shutil
+            shutil.copyfile(args.profile, Path(args.record) / PROFILE_IN_RECORDING)
         session.input_hooks.append(recorder.input)
         game.log_hooks.append(recorder.logged)
     live = LiveTable(session, reader=reader, recorder=recorder)
@@ -412,9 +420,12 @@ def _board_reader(args: argparse.Namespace):
         if args.intrinsics:
             from calibration.intrinsics import load_intrinsics
             kw["intrinsics"] = load_intrinsics(args.intrinsics)
-        if args.profile:
+        profile = args.profile
+        if profile is None and getattr(args, "replay", None) and (Path(args.replay) / PROFILE_IN_RECORDING).is_file():
+            profile = str(Path(args.replay) / PROFILE_IN_RECORDING)  # the profile the recording was read with
+        if profile:
             from companion.vision.profile import load_profile
-            kw["profile"] = load_profile(args.profile)
+            kw["profile"] = load_profile(profile)
     except (OSError, ValueError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return None
