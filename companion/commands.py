@@ -25,10 +25,20 @@ def _load_json(path: str, what: str) -> Any:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(f"{what} file {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{what} file {path}: not UTF-8 text (byte {e.start}): is it a JSON file?") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{what} file {path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+
+
+def write_output(path: str, text: str) -> None:
+    """Write an output file; InputError (exit 2) naming the file when it cannot be written."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def load_position(path: str) -> Position:
@@ -101,7 +111,7 @@ def cmd_apply_move(args: argparse.Namespace) -> int:
         return 1
     doc = out.position.to_json()
     if args.out:
-        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        write_output(args.out, json.dumps(doc, indent=1) + "\n")
     print(json.dumps({"legal": True, "notes": out.notes, "choices": out.choices,
                       "position": args.out or doc}))
     return 0
@@ -270,7 +280,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     text = json.dumps(game.export(), indent=1)
     if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        write_output(args.out, text + "\n")
     else:
         print(text)
     return 0

@@ -205,3 +205,15 @@ def test_hint_prints_the_suggestion_and_the_card_plans(tmp_path):
     assert [c["card"] for c in doc["cards"]] == ["a01"]
     r = run("hint", "--position", str(p))
     assert r.returncode == 0 and "Amanita" in r.stdout
+
+
+def test_binary_inputs_and_unwritable_outputs_are_one_line_errors(tmp_path):
+    """A position that is not text, and an --out that cannot be written: exit 2, one sentence,
+    no traceback."""
+    junk = tmp_path / "junk.json"
+    junk.write_bytes(b"\xff\xfe\x00\x81 not a position")
+    r = run("show", "--position", str(junk))
+    assert r.returncode == 2 and "not UTF-8 text" in r.stderr and "Traceback" not in r.stderr
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    r = run("apply-move", "--position", str(p), "--move", str(m), "--out", str(tmp_path / "no" / "dir" / "p2.json"))
+    assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
