@@ -154,7 +154,7 @@ class Picamera2Source(FrameSource):
 
     ``camera_factory``: makes the ``Picamera2`` object (a fake in tests).  Raises
     :class:`SourceError` when ``picamera2`` is not installed (an optional dependency:
-    ``pip install .[pi]``) or no camera is attached.
+    ``make pi`` on Raspberry Pi OS) or no camera is attached.
     """
 
     name = "picamera2"
@@ -176,7 +176,7 @@ class Picamera2Source(FrameSource):
             try:
                 from picamera2 import MappedArray, Picamera2  # type: ignore[import-not-found]
             except ImportError:
-                raise SourceError("picamera2 is not installed; on the Pi: pip install '.[pi]' (or use --camera 0)") from None
+                raise SourceError("picamera2 is not installed; on Raspberry Pi OS run 'make pi' (it comes from the system's python3-picamera2; a plain pip install cannot provide libcamera), or use --camera 0") from None
             factory, mapped = Picamera2, MappedArray
         self._mapped = mapped
         cam = None
