@@ -69,6 +69,8 @@ def test_usb_drop_resets_the_board_on_replug_and_its_ring_brings_every_draw(make
         assert wait_until(lambda: dev.booting)
         dev.draw(uids[9])  # during the bootloader: read when the firmware starts
         assert got.wait(lambda g: len(g.of("reader_connected")) == 2, timeout=6)
+        # the tile held over the reader through the bootloader comes first, once
+        assert got.wait(lambda g: len(g.tags()) == 10, timeout=5)
         for u in uids[10:]:
             dev.draw(u)
         assert got.wait(lambda g: len(g.tags()) >= 12, timeout=5)
