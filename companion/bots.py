@@ -19,9 +19,8 @@ from companion import economy, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
-from companion.options import option
 from companion.position import Position
-from companion.rules import Board, IllegalMove, check, choices_needed, connections
+from companion.rules import Board, IllegalMove, check, choices_needed
 
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
@@ -331,22 +330,11 @@ class GreedyBot:
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
         goals = self._goals(pos, player)
-        strict = option(pos.options, "substrate_requires_matching_color")
         best: tuple[float, dict[str, Any] | None] = (-1e9, None)
-        frontier = b.frontier(player)
-        for code in dict.fromkeys(c for c in pos.hands[player] if c != tilecodes.ROCK):
-            for k, placed in tilecodes.distinct_rotations(code):
-                tile = tilecodes.parse(placed)
-                for at, attach in frontier.items():
-                    joined = connections(tile, attach)
-                    if not joined:
-                        continue
-                    kind = pos.substrates.get(at)
-                    if kind and strict and SUBSTRATE_COLOR[kind] not in joined:
-                        continue
-                    sc = self.score_place(b, player, placed, at, joined, target, goals)
-                    if sc > best[0]:
-                        best = (sc, {"player": player, "action": "place", "tile": code, "at": [at.q, at.r], "rotation": k})
+        for code, k, placed, at, joined in movegen.placement_options(b, player):
+            sc = self.score_place(b, player, placed, at, joined, target, goals)
+            if sc > best[0]:
+                best = (sc, {"player": player, "action": "place", "tile": code, "at": [at.q, at.r], "rotation": k})
         return best
 
     # -- the turn --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ other.  Table inputs that come from the world rather than a choice (``draw``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from companion import economy
 from companion import tiles as tilecodes
@@ -24,12 +24,13 @@ def _hx(h: Hex) -> list[int]:
     return [h.q, h.r]
 
 
-def placements(b: Board, player: str) -> list[dict[str, Any]]:
-    """Every legal ``place`` move: hand tile x distinct rotation x space (4.a.1, 5.a)."""
+def placement_options(b: Board, player: str) -> Iterator[tuple[str, int, str, Hex, Any]]:
+    """Every legal placement as ``(hand code, rotation, placed code, space, joined colours)``:
+    hand tile x distinct rotation x frontier space whose paths join the player's networks and,
+    with ``substrate_requires_matching_color``, match the substrate's colour (4.a.1, 5.a)."""
     pos = b.pos
     frontier = b.frontier(player)
     strict = option(pos.options, "substrate_requires_matching_color")
-    out = []
     for code in dict.fromkeys(c for c in pos.hands[player] if c != tilecodes.ROCK):
         for k, placed in tilecodes.distinct_rotations(code):
             tile = tilecodes.parse(placed)
@@ -40,8 +41,13 @@ def placements(b: Board, player: str) -> list[dict[str, Any]]:
                 kind = pos.substrates.get(at)
                 if kind and strict and SUBSTRATE_COLOR[kind] not in joined:
                     continue
-                out.append({"player": player, "action": "place", "tile": code, "at": _hx(at), "rotation": k})
-    return out
+                yield code, k, placed, at, joined
+
+
+def placements(b: Board, player: str) -> list[dict[str, Any]]:
+    """Every legal ``place`` move: hand tile x distinct rotation x space (4.a.1, 5.a)."""
+    return [{"player": player, "action": "place", "tile": code, "at": _hx(at), "rotation": k}
+            for code, k, _placed, at, _joined in placement_options(b, player)]
 
 
 def meeple_moves(b: Board, player: str) -> list[dict[str, Any]]:
