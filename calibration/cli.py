@@ -31,11 +31,17 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     col = group.add_parser("pieces", aliases=["colours", "colors"],
                            help="colours and piece appearance from 1-3 photos of the calibration layouts")
-    col.add_argument("--image", required=True, action="extend", nargs="+", metavar="PHOTO",
+    col.add_argument("--image", action="extend", nargs="+", metavar="PHOTO",
                      help="photos of the board set up as the calibration layouts 1, 2, 3 in order (1 to 3 photos)")
+    col.add_argument("--camera", metavar="SRC",
+                     help="photograph the layouts with the mounted camera instead (picamera2, a webcam index): its "
+                          "exposure, white balance and focus are settled, locked and stored beside --out")
+    col.add_argument("--camera-settings", metavar="FILE",
+                     help="with --camera: where to store the locked controls (default camera-settings.json beside --out)")
     col.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera'")
     col.add_argument("--layout", action="extend", nargs="+", metavar="N|FILE",
-                     help="layout of each photo, in order: 1, 2, 3 or a layout JSON (default: 1, 2, 3 in order)")
+                     help="layout of each photo, in order: 1, 2, 3 or a layout JSON (default: 1, 2, 3 in order; "
+                          "with --camera, the layouts to photograph)")
     col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")
     col.set_defaults(func=_colours)
@@ -78,20 +84,50 @@ def _colours(args: argparse.Namespace) -> int:
     from calibration.colours import calibrate_pieces
     from companion.vision.errors import VisionError
 
-    if len(args.image) > 3:
-        return _fail(f"give at most 3 photos (one per calibration layout), got {len(args.image)}")
-    if args.layout and len(args.layout) != len(args.image):
+    if bool(args.image) == bool(args.camera):
+        return _fail("give the calibration photos with --image, or photograph them with --camera (one of the two)")
+    if args.camera_settings and not args.camera:
+        return _fail("--camera-settings stores the controls locked by --camera: use it with --camera")
+    count = len(args.image) if args.image else len(args.layout or (1, 2, 3))
+    if count > 3:
+        what = "photos" if args.image else "layouts"
+        return _fail(f"give at most 3 {what} (one per calibration layout), got {count}")
+    if args.image and args.layout and len(args.layout) != len(args.image):
         return _fail(f"give one --layout per --image ({len(args.image)} photos, {len(args.layout)} layouts)")
+    layouts = list(args.layout or (1, 2, 3)[:count])
+    settings = None
     try:
-        profile, summary = calibrate_pieces(args.image, intrinsics=args.intrinsics, layouts=args.layout)
+        names = [_layout_name(x) for x in layouts]
+        if args.camera:
+            from calibration.live import capture_layouts
+            frames, settings = capture_layouts(args.camera, names, _ask)
+            photos = [f"the photo of {n}" for n in names]
+        else:
+            from companion.vision.reader import read_image
+            frames, photos = [read_image(p) for p in args.image], list(args.image)
+        _check_photos(frames, photos, layouts, names, args.intrinsics)
+        profile, summary = calibrate_pieces(photos, intrinsics=args.intrinsics, layouts=layouts, frames=frames)
     except (VisionError, ValueError, OSError) as exc:
         return _fail(str(exc))
-    profile.save(args.out)
+    settings_path = None
+    if settings is not None:
+        from companion.table.camera_controls import settings_beside
+        settings_path = args.camera_settings or settings_beside(args.out)
+    try:   # the previous profile stays whole until the new one is complete
+        _write_atomically(args.out, profile.save)
+        if settings_path is not None:
+            _write_atomically(settings_path, settings.save)
+    except OSError as exc:
+        return _fail(f"cannot write {exc.filename or args.out} ({exc.strerror}); nothing else was changed")
+    if settings_path is not None:
+        summary["camera_settings"] = str(settings_path)
+        if not args.json:
+            print(f"wrote {settings_path}: the camera controls the profile was measured with; 'run' applies them at every start")
     if args.json:
         print(json.dumps(summary))
         return 0
     print(f"wrote {args.out}: {len(profile.classes)} colour classes from {summary['samples']} samples "
-          f"in {len(args.image)} photo(s)")
+          f"in {len(layouts)} photo(s)")
     print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor):")
     worst = sorted(summary["separation"].items(), key=lambda kv: kv[1]["distance"])
     print("  " + ", ".join(f"{c} {v['distance']:.1f} (vs {v['nearest']})" for c, v in worst))
@@ -105,6 +141,52 @@ def _colours(args: argparse.Namespace) -> int:
     if poor:
         print(f"warning: {', '.join(poor)} barely differ from another colour: check the light and the layout, or add layouts 2 and 3")
     return 0
+
+
+def _layout_name(layout: str) -> str:
+    """How a layout is called in messages: ``calibration layout 2`` or its file name."""
+    return f"calibration layout {layout}" if str(layout) in ("1", "2", "3") else str(layout)
+
+
+def _ask(sentence: str) -> bool:
+    """Print ``sentence`` and wait for Enter; False at the end of the input."""
+    print(sentence, flush=True)
+    return sys.stdin.readline() != ""
+
+
+def _check_photos(frames, photos, layouts, names, intrinsics) -> None:
+    """Refuse, with one sentence, a photo calibration cannot learn from (:mod:`calibration.photo_check`)."""
+    import numpy as np
+
+    from calibration.colours import load_layout
+    from calibration.intrinsics import load_intrinsics
+    from calibration.photo_check import check_photo
+    from companion.vision.profile import CLASSES, ColourProfile
+    from companion.vision.reader import BoardReader
+
+    intr = load_intrinsics(intrinsics) if intrinsics else None
+    flat = ColourProfile(np.zeros((len(CLASSES), 3), np.float32), np.ones((len(CLASSES), 3), np.float32))
+    reader = BoardReader(profile=flat, intrinsics=intr, tile_codes=[])
+    documented = {_layout_name(str(n)): load_layout(n) for n in (1, 2, 3)}
+    for frame, photo, layout, name in zip(frames, photos, layouts, names):
+        check_photo(frame, photo, load_layout(layout), name, reader, intr, documented)
+
+
+def _write_atomically(path, write) -> None:
+    """``write(tmp)`` then rename over ``path``: a failure leaves the old file as it was."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 def _sheet(args: argparse.Namespace) -> int:

@@ -197,6 +197,31 @@ def _close(a: tuple, b: tuple, rel: float = 0.02) -> bool:
 
 # --- USB webcams (OpenCV) ------------------------------------------------------------------------
 
+OPENCV_SETTLE_FRAMES = 30
+"""Frames a webcam is read with its automatic controls on before they are locked (about 1 s at
+30 fps: UVC webcams converge on exposure and white balance within it)."""
+OPENCV_SETTLE_S = 3.0
+"""Longest time spent settling a webcam, however slow its frames."""
+# (auto property, value meaning "auto/on" on V4L2)
+_OPENCV_AUTO = [("CAP_PROP_AUTO_EXPOSURE", 3.0), ("CAP_PROP_AUTO_WB", 1.0), ("CAP_PROP_AUTOFOCUS", 1.0)]
+
+
+def settle_opencv(cap, frames: int = OPENCV_SETTLE_FRAMES, settle_s: float = OPENCV_SETTLE_S,
+                  clock=time.monotonic) -> int:
+    """Turn a webcam's automatic exposure, white balance and focus on (``cap`` is a
+    ``cv2.VideoCapture``) and read ``frames`` frames, at most ``settle_s`` s, so they settle on
+    the scene before :func:`lock_opencv` holds what they chose.  A control the driver does not
+    offer is skipped here (:func:`lock_opencv` names it).  Returns the frames read."""
+    import cv2
+    for auto, on in _OPENCV_AUTO:
+        cap.set(getattr(cv2, auto), on)
+    deadline, n = clock() + settle_s, 0
+    while n < frames and clock() < deadline:
+        ok, _ = cap.read()
+        n += bool(ok)
+    return n
+
+
 # (auto property, value meaning "manual/off" on V4L2, the value properties it freezes)
 _OPENCV_LOCKS = [
     ("CAP_PROP_AUTO_EXPOSURE", 1.0, ["CAP_PROP_EXPOSURE", "CAP_PROP_GAIN"], "exposure"),

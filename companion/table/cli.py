@@ -438,6 +438,10 @@ def _camera(args: argparse.Namespace):
     if settings is None and args.profile:
         from companion.table.camera_controls import settings_beside
         settings = settings_beside(args.profile)
+    if (settings is not None and (args.camera == "picamera2" or args.camera.isdigit())
+            and not Path(settings).is_file()):
+        print(f"No locked camera controls in {settings} (the profile was made from photos): the camera's controls "
+              "settle now and are kept there; 'calibrate pieces --camera ...' measures the profile under them")
     try:
         source = open_camera(args.camera, settings_path=settings)
     except SourceError as e:

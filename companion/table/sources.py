@@ -84,8 +84,10 @@ class OpenCVSource(FrameSource):
     driver for a resolution.
 
     A webcam (an index) gets its automatic exposure, white balance and focus locked at every
-    open (:func:`~companion.table.camera_controls.lock_opencv`), to ``settings`` when given;
-    :attr:`locked` holds what was locked and what the driver refused.  Frames carry the
+    open (:func:`~companion.table.camera_controls.lock_opencv`): to ``settings`` when given,
+    else to what its automatic controls chose after settling on the scene for about a second
+    (:func:`~companion.table.camera_controls.settle_opencv`); :attr:`locked` holds what was
+    locked and what the driver refused.  Frames carry the
     driver's buffer time stamp (``CAP_PROP_POS_MSEC``) when it gives increasing ones, else the
     host's monotonic clock.
     """
@@ -109,7 +111,9 @@ class OpenCVSource(FrameSource):
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         if isinstance(self.device, int):
-            from companion.table.camera_controls import lock_opencv
+            from companion.table.camera_controls import lock_opencv, settle_opencv
+            if self.settings is None:
+                settle_opencv(cap)   # the values held are the ones chosen for this scene
             self.locked = lock_opencv(cap, self.settings)
         self.cap = cap
         self._last_stamp, self._driver_stamps = None, True
