@@ -183,9 +183,11 @@ def _write_atomically(path, write) -> None:
         write(tmp)
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        if exc.filename is None:
-            exc.filename = str(path)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        exc.filename = str(path)   # the user named this file, not the temporary one
         raise
 
 

@@ -1,0 +1,76 @@
+"""``calibrate pieces`` refuses, in one sentence and with exit 2, a photo it cannot learn from
+(no colour, another layout than the one it is filed under), and keeps the previous profile."""
+
+from __future__ import annotations
+
+import cv2
+import pytest
+from test_vision_cli import run
+from vision_frames import SIZE, mild, shoot
+
+from calibration.colours import load_layout
+from companion.sim.render import make_camera
+
+PREVIOUS = '{"previous profile": true}\n'
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory, geo):
+    """Files of the three layouts from one camera, a greyscale copy of layout 1, the intrinsics."""
+    folder = tmp_path_factory.mktemp("layouts")
+    cond = mild(colour_temperature_k=4200.0)
+    cam = make_camera(geo, cond, SIZE)
+    out = {}
+    for n in (1, 2, 3):
+        frame, intr = shoot(load_layout(n), geo, cond, seed=60 + n, camera=cam)
+        out[n] = folder / f"layout{n}.png"
+        cv2.imwrite(str(out[n]), frame.image)
+    grey = cv2.cvtColor(cv2.imread(str(out[1])), cv2.COLOR_BGR2GRAY)
+    out["grey"] = folder / "grey.png"
+    cv2.imwrite(str(out["grey"]), grey)
+    out["k"] = folder / "k.json"
+    intr.save(out["k"])
+    return out
+
+
+def calibrate(photos, images, tmp_path, capsys, *extra):
+    prof = tmp_path / "colours.json"
+    if not prof.exists():
+        prof.write_text(PREVIOUS)
+    argv = ["calibrate", "pieces", "--intrinsics", str(photos["k"]), "--out", str(prof), *extra]
+    for img in images:
+        argv += ["--image", str(img)]
+    code, out, err = run(argv, capsys)
+    return code, out, err, prof
+
+
+def test_a_greyscale_photo_is_refused_and_the_previous_profile_kept(photos, tmp_path, capsys):
+    code, _, err, prof = calibrate(photos, [photos["grey"]], tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "grey.png: the frame has no usable colour" in err
+    assert "needs a colour photo of the board set up as calibration layout 1" in err
+    assert prof.read_text() == PREVIOUS
+
+
+def test_a_photo_of_another_layout_is_refused_naming_the_layout_it_shows(photos, tmp_path, capsys):
+    code, _, err, prof = calibrate(photos, [photos[2]], tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "layout2.png does not show calibration layout 1" in err and "it looks like calibration layout 2" in err
+    assert prof.read_text() == PREVIOUS
+    code, _, err, prof = calibrate(photos, [photos[1], photos[3], photos[2]], tmp_path, capsys)  # out of order
+    assert code == 2 and "layout3.png does not show calibration layout 2" in err and "like calibration layout 3" in err
+    assert prof.read_text() == PREVIOUS
+
+
+def test_the_same_photos_in_their_order_or_named_with_layout_are_learned(photos, tmp_path, capsys):
+    code, out, err, prof = calibrate(photos, [photos[2], photos[1]], tmp_path, capsys, "--layout", "2", "1")
+    assert code == 0, err
+    assert prof.read_text() != PREVIOUS and "2 photo(s)" in out
+
+
+def test_a_profile_that_cannot_be_written_is_one_line(photos, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("")
+    out = tmp_path / "a-file" / "colours.json"      # its folder is a file: fails even as root
+    code, _, err = run(["calibrate", "pieces", "--intrinsics", str(photos["k"]), "--out", str(out),
+                        "--image", str(photos[1])], capsys)
+    assert code == 2 and err.count("\n") == 1 and f"cannot write {out}" in err
