@@ -211,8 +211,11 @@ def damage_report(e, command: str) -> str:
     from companion.eventlog import LogDamaged
     text = str(e)
     if isinstance(e, LogDamaged):
+        from companion.eventlog import salvage_problem
         upto = f" up to event {e.good}" if e.good >= 0 else ""
-        text += (f".\nTo keep a copy of the damaged file and carry on{upto}: {command} --salvage")
+        problem = salvage_problem(e.path)
+        text += (f".\nIt cannot be salvaged: {problem}" if problem else
+                 f".\nTo keep a copy of the damaged file and carry on{upto}: {command} --salvage")
     return text
 
 

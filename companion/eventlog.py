@@ -254,6 +254,19 @@ class EventLog:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("UPDATE games SET finished = ? WHERE id = ?", (reason, game))
 
+    def discard_if_empty(self, game: str) -> bool:
+        """Remove ``game`` when nothing but its setup was logged (a start that failed after the
+        game was registered); True when it was removed.  A game with a move is never touched."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            played = self.db.execute("SELECT 1 FROM events WHERE game = ? AND kind != 'setup' LIMIT 1",
+                                     (game,)).fetchone()
+            if played:
+                return False
+            self.db.execute("DELETE FROM events WHERE game = ?", (game,))
+            cur = self.db.execute("DELETE FROM games WHERE id = ?", (game,))
+        return cur.rowcount > 0
+
     # --- reading ----------------------------------------------------------------------------
     def events(self, game: str) -> list[tuple[int, str, dict[str, Any], float]]:
         """All events of ``game`` in order: (seq, kind, payload, unix time in s).
@@ -377,13 +390,67 @@ def salvage(path: str | Path, check=None) -> tuple[Path, dict[str, int]]:
     the list of games can be read.
     """
     path = Path(path)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup = path.with_name(f"{path.name}.damaged-{stamp}")
-    shutil.copy2(path, backup)
-    for ext in ("-wal", "-shm"):
-        side = Path(str(path) + ext)
-        if side.exists():
-            shutil.copy2(side, Path(str(backup) + ext))
+    problem = salvage_problem(path)
+    if problem:
+        raise EventLogError(problem)
+    backup = _earlier_copy(path)
+    made = backup is None
+    if made:
+        backup = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        if made:
+            shutil.copy2(path, backup)
+            for ext in ("-wal", "-shm"):
+                side = Path(str(path) + ext)
+                if side.exists():
+                    shutil.copy2(side, Path(str(backup) + ext))
+        return _salvage_into(path, backup, check)
+    except BaseException:
+        if made:   # a failed attempt leaves no copy behind: the damaged file itself is untouched
+            for f in (backup, Path(str(backup) + "-wal"), Path(str(backup) + "-shm")):
+                f.unlink(missing_ok=True)
+        raise
+
+
+def salvage_problem(path: str | Path) -> str | None:
+    """Why :func:`salvage` cannot work on ``path``, in a sentence, or ``None``.  Reads only.
+
+    A log in a folder (or a file) that cannot be written, such as a mounted backup, cannot be
+    rebuilt in place; a file SQLite cannot even list the games of has nothing to recover."""
+    path = Path(path)
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return (f"{path} cannot be rewritten where it is (a read-only folder, file or backup): "
+                "copy the file somewhere writable first, then --salvage the copy")
+    try:
+        log = EventLog(path, readonly=True)
+    except EventLogError:
+        return "SQLite cannot open the file at all, so no game can be recovered from it (restore a backup if you have one)"
+    try:
+        try:
+            log.games()
+        except LogDamaged:
+            if not _games_one_by_one(log):
+                return f"{path}: SQLite cannot read the list of games, so no game can be recovered from it"
+    except EventLogError as e:
+        return str(e)
+    finally:
+        log.close()
+    return None
+
+
+def _earlier_copy(path: Path) -> Path | None:
+    """A ``.damaged-*`` copy of ``path`` with the same bytes, kept by an earlier attempt."""
+    data = None
+    for f in sorted(path.parent.glob(f"{path.name}.damaged-*")):
+        if f.name.endswith(("-wal", "-shm")) or f.stat().st_size != path.stat().st_size:
+            continue
+        data = path.read_bytes() if data is None else data
+        if f.read_bytes() == data:
+            return f
+    return None
+
+
+def _salvage_into(path: Path, backup: Path, check) -> tuple[Path, dict[str, int]]:
     src = EventLog(backup, readonly=True)   # the copy stays exactly as the damaged file was
     tmp = path.with_name(path.name + ".salvage-tmp")
     if tmp.exists():

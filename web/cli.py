@@ -51,6 +51,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.demo import DemoDriver, demo_session
     from web.server import serve
 
+    from companion.table.cli import _port_busy
+    from web.auth import check_pin_format
+
+    # Everything that can refuse the start is checked before a game is put in the log.
+    if args.pin is not None:
+        try:
+            check_pin_format(args.pin)
+        except ValueError as e:
+            print(f"mycelium-companion: --pin: {e}", file=sys.stderr)
+            return 2
+    problem = _port_busy(args.host, args.port)
+    if problem:
+        print(f"mycelium-companion: {problem}", file=sys.stderr)
+        return 2
     try:
         log = EventLog(args.db or default_db(), create_dirs=args.db is None)
         session = demo_session(args.mode, args.players, args.seed, log, args.difficulty)
@@ -59,10 +73,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         srv = serve(session, host=args.host, port=args.port, pin=args.pin, qr=not args.no_qr)
-    except ValueError as e:
-        print(f"mycelium-companion: --pin: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
+    except (ValueError, OSError) as e:
+        if session.game.game_id:
+            log.discard_if_empty(session.game.game_id)   # the game never started
+        if isinstance(e, ValueError):
+            print(f"mycelium-companion: --pin: {e}", file=sys.stderr)
+            return 2
         hint = ("; another program (another dashboard?) is using it: stop it or pick another --port"
                 if e.errno == errno.EADDRINUSE else "")
         print(f"mycelium-companion: cannot listen on {args.host}:{args.port}: {e.strerror or e}{hint}", file=sys.stderr)

@@ -146,6 +146,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from companion.table.console import ConsoleLog
 
     cv2.setNumThreads(1)
+    # What can refuse the start is checked before a game is put in the log.
+    problem = check_record_folder(args.record) if args.record else None
+    if problem is None and not args.fast and not args.no_web:
+        problem = _port_busy(args.host, args.port)
+    if problem:
+        print(f"mycelium-companion: {problem}", file=sys.stderr)
+        return 2
     try:
         log, path = _log(args.db)
         sim = SimulatedTable(_config(args), args.seed, fast=args.fast, pace_s=args.pace, log=log,
@@ -154,15 +161,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return 2
     srv = None
-    if not args.fast and not args.no_web:
-        problem = _port_busy(args.host, args.port)
-        if problem:
-            print(f"mycelium-companion: {problem}", file=sys.stderr)
-            return 2
     if args.record:
         from companion.table.record import Recorder
-        sim.live.recorder = Recorder(args.record, setup=Recorder.setup_doc(sim.session.game))
-        sim.profile.save(Path(args.record) / PROFILE_IN_RECORDING)  # the replay reads with it
+        try:
+            sim.live.recorder = Recorder(args.record, setup=Recorder.setup_doc(sim.session.game))
+            sim.profile.save(Path(args.record) / PROFILE_IN_RECORDING)  # the replay reads with it
+        except OSError as e:
+            if log is not None and sim.session.game.game_id:
+                log.discard_if_empty(sim.session.game.game_id)
+            print(f"mycelium-companion: --record {args.record}: cannot write there ({e.strerror})", file=sys.stderr)
+            return 2
         sim.session.input_hooks.append(sim.live.recorder.input)
         sim.session.game.log_hooks.append(sim.live.recorder.logged)
     if not args.fast:
@@ -285,10 +293,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     recorder = None
     if args.record:
         from companion.table.record import Recorder
-        recorder = Recorder(args.record, setup=Recorder.setup_doc(game))
-        if args.profile:
-            import shutil
-            shutil.copyfile(args.profile, Path(args.record) / PROFILE_IN_RECORDING)
+        try:
+            recorder = Recorder(args.record, setup=Recorder.setup_doc(game))
+            if args.profile:
+                import shutil
+                shutil.copyfile(args.profile, Path(args.record) / PROFILE_IN_RECORDING)
+        except OSError as e:
+            if log is not None and not args.resume and game.game_id:
+                log.discard_if_empty(game.game_id)
+            if source is not None:
+                source.close()
+            print(f"mycelium-companion: --record {args.record}: cannot write there ({e.strerror})", file=sys.stderr)
+            return 2
         session.input_hooks.append(recorder.input)
         game.log_hooks.append(recorder.logged)
     live = LiveTable(session, reader=reader, recorder=recorder)
@@ -372,6 +388,27 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         problem = _port_busy(args.host, args.port)
         if problem:
             return problem
+    if args.record:
+        return check_record_folder(args.record)
+    return None
+
+
+def check_record_folder(folder: str) -> str | None:
+    """A sentence when ``--record FOLDER`` cannot take a new recording (a file, a folder that
+    already holds one, a place that cannot be written), else ``None``; creates the folder."""
+    path = Path(folder)
+    if path.exists() and not path.is_dir():
+        return f"--record {folder}: this is a file; give a folder for the recording (it is created if missing)"
+    if (path / "index.jsonl").exists():
+        return (f"--record {folder}: this folder already holds a recording; give a new folder "
+                "(replay this one with 'mycelium-companion run --replay')")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"--record {folder}: cannot create this folder ({e.strerror})"
+    import os
+    if not os.access(path, os.W_OK):
+        return f"--record {folder}: this folder cannot be written"
     return None
 
 
