@@ -12,8 +12,9 @@
   grey frame and, on its edges, the Laplacian's energy over the gradient's (about 1 / blur
   width squared, whatever the contrast); "soft" when either is low (:data:`FOCUS_MIN`,
   :data:`FOCUS_EDGE_RATIO`), with where;
-- exposure: the share of clipped pixels in every space (a heat map), "move the lamp" when a
-  space is clipped enough to be unreadable, and the whole-frame checks of
+- exposure: the share of clipped pixels in every space (a heat map), "move the lamp" when the
+  board reader finds spaces unreadable under glare (the very verdict ``read-board`` gives on the
+  same frame: one source of truth), and the whole-frame checks of
   :mod:`companion.vision.check` (too dark, too bright, no colour, colour cast);
 - with a calibrated colour profile, the reader's confidence in every space.
 
@@ -58,7 +59,8 @@ of a gradient above 30 % of the strongest) below which an area is soft: 0.013-0.
 CLIP_LEVEL = 250
 """A pixel with every channel at or above this is clipped."""
 CLIP_SPACE = 0.2
-"""Share of clipped pixels that makes a space unreadable (its colours are gone)."""
+"""Share of clipped pixels drawn at full strength on the glare heat map (which spaces are
+unreadable is the board reader's verdict, :attr:`SetupReport.glare_unreadable`)."""
 LOW_CONFIDENCE = 0.6
 """Spaces read below this confidence are marked on the confidence map."""
 
@@ -90,6 +92,7 @@ class SetupReport:
     edge_ratio_by_area: dict[str, float] = field(default_factory=dict)
     soft_areas: list[str] = field(default_factory=list)
     clipped_by_space: dict[str, float] = field(default_factory=dict)
+    glare_unreadable: dict[str, str] = field(default_factory=dict)
     confidence: dict[str, float] | None = None
     advice: list[Advice] = field(default_factory=list)
     missing_px: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
@@ -101,7 +104,8 @@ class SetupReport:
         return not self.advice
 
     def unreadable_spaces(self) -> list[str]:
-        return sorted(k for k, v in self.clipped_by_space.items() if v >= CLIP_SPACE)
+        """Labels of the spaces the board reader cannot read under glare (as ``read-board``)."""
+        return sorted(self.glare_unreadable)
 
     def to_json(self) -> dict:
         r = lambda v: None if v is None else round(float(v), 1)  # noqa: E731
@@ -239,9 +243,11 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     rep.px_per_side_near, rep.px_per_side_far = near, far
     far_h = min(sides, key=sides.get)
     if far < MIN_PX_PER_HEX_SIDE:
-        advice.append(Advice("lower", f"too far: the farthest space ({name(far_h)}) is {far:.0f} px per hex side, the "
-                                      f"reader needs {MIN_PX_PER_HEX_SIDE:.0f}; lower the camera (by about "
-                                      f"{100 * (1 - far / MIN_PX_PER_HEX_SIDE):.0f} % of its height) or use a narrower lens"))
+        # one decimal: 34.6 px must not read "35 px, needs 35"
+        advice.append(Advice("lower", f"too far: the farthest space ({name(far_h)}) is {far:.1f} px per hex side, the "
+                                      f"reader needs at least {MIN_PX_PER_HEX_SIDE:.0f}; lower the camera (by about "
+                                      f"{max(1, round(100 * (1 - far / MIN_PX_PER_HEX_SIDE)))} % of its height) "
+                                      "or use a narrower lens"))
     if near / far > TILT_RATIO:
         advice.append(Advice("turn", f"the camera is tilted: the nearest space is {near:.0f} px per hex side, the farthest "
                                      f"({name(far_h)}) {far:.0f}; turn it to look straight down at the board's centre"))
@@ -291,11 +297,21 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
                              + ("focus the lens on the board" if whole else
                                 "focus on the board's centre, or turn the camera to look straight down")))
 
-    # exposure
+    # exposure: which spaces glare makes unreadable is the board reader's verdict, as in read-board
+    glare_reader = reader if reader is not None else _default_reader(geo, intrinsics)
+    reading, read_error = None, None
+    try:
+        glare_reader.tracker.current = reg  # read on the registration just made, not a second one
+        reading = glare_reader.read(frame)
+    except VisionError as exc:
+        read_error = exc
+    if reading is not None:
+        rep.glare_unreadable = {name(tuple(int(v) for v in k.split(","))): why
+                                for k, why in reading.unreadable.items() if why.startswith("glare")}
     bad = rep.unreadable_spaces()
     if bad:
-        advice.append(Advice("lamp", f"glare clips {len(bad)} space{'s' if len(bad) > 1 else ''} ({', '.join(bad[:6])}"
-                                     f"{', ...' if len(bad) > 6 else ''}): they would be unreadable; move the lamp, or "
+        advice.append(Advice("lamp", f"glare makes {len(bad)} space{'s' if len(bad) > 1 else ''} unreadable ({', '.join(bad[:6])}"
+                                     f"{', ...' if len(bad) > 6 else ''}): move the lamp, or "
                                      "point it at the ceiling, until no bright reflection shows on the board"))
     try:
         check_frame(frame, reg, geo, None)
@@ -303,19 +319,30 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         advice.append(Advice("exposure", str(exc)))
 
     # after calibration: the reader's confidence in every space
-    if reader is not None:
-        try:
-            reader.tracker.current = reg  # read on the registration just made, not a second one
-            reading = reader.read(frame)
-            rep.confidence = {name(h): round(float(r.confidence), 3) for h, r in reading.spaces.items()}
-            low = sorted(k for k, v in rep.confidence.items() if v < LOW_CONFIDENCE)
-            if len(low) > 3:
-                advice.append(Advice("calibrate", f"{len(low)} spaces are read with low confidence ({', '.join(low[:6])}"
-                                                  f"{', ...' if len(low) > 6 else ''}): fix the advice above, then run "
-                                                  "'calibrate colours' again under this light"))
-        except VisionError as exc:
-            advice.append(Advice("exposure", str(exc)))
+    if reader is not None and read_error is not None:
+        advice.append(Advice("exposure", str(read_error)))
+    elif reader is not None:
+        rep.confidence = {name(h): round(float(r.confidence), 3) for h, r in reading.spaces.items()}
+        low = sorted(k for k, v in rep.confidence.items() if v < LOW_CONFIDENCE)
+        if len(low) > 3:
+            advice.append(Advice("calibrate", f"{len(low)} spaces are read with low confidence ({', '.join(low[:6])}"
+                                              f"{', ...' if len(low) > 6 else ''}): fix the advice above, then run "
+                                              "'calibrate colours' again under this light"))
     return rep
+
+
+_DEFAULT_READERS: dict = {}
+
+
+def _default_reader(geo: BoardGeometry, intrinsics: Intrinsics | None):
+    """A board reader with the built-in profile (what ``read-board`` uses without --profile),
+    kept per geometry and intrinsics: the setup page assesses a frame every second."""
+    from companion.vision.reader import BoardReader
+    key = (id(geo), id(intrinsics))
+    if key not in _DEFAULT_READERS:
+        _DEFAULT_READERS.clear()
+        _DEFAULT_READERS[key] = BoardReader(geo, intrinsics=intrinsics)
+    return _DEFAULT_READERS[key]
 
 
 # --- drawing -----------------------------------------------------------------------------------
@@ -405,13 +432,13 @@ def annotate(frame: np.ndarray, rep: SetupReport, geo: BoardGeometry | None = No
     if rep.duplicated:
         lines.append(f"duplicated: {rep.duplicated}")
     if rep.px_per_side_far is not None:
-        lines.append(f"px per hex side: nearest {rep.px_per_side_near:.0f}, farthest {rep.px_per_side_far:.0f} "
+        lines.append(f"px per hex side: nearest {rep.px_per_side_near:.1f}, farthest {rep.px_per_side_far:.1f} "
                      f"(min {MIN_PX_PER_HEX_SIDE:.0f})")
     if rep.focus is not None:
         lines.append(f"focus (Laplacian variance): {rep.focus:.0f}"
                      + (f", soft: {', '.join(rep.soft_areas)}" if rep.soft_areas else ", sharp"))
     if rep.clipped_by_space:
-        lines.append(f"spaces clipped by glare: {len(rep.unreadable_spaces())}")
+        lines.append(f"spaces unreadable under glare: {len(rep.unreadable_spaces())}")
     if rep.confidence is not None:
         vals = list(rep.confidence.values())
         lines.append(f"confidence: median {np.median(vals):.2f}, lowest {min(vals):.2f}")

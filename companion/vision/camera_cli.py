@@ -83,7 +83,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"markers found {rep.found}" + (f", missing {rep.missing}" if rep.missing else "")
               + (f", duplicated {rep.duplicated}" if rep.duplicated else ""))
         if rep.px_per_side_far is not None:
-            print(f"px per hex side: nearest {rep.px_per_side_near:.0f}, farthest {rep.px_per_side_far:.0f}")
+            print(f"px per hex side: nearest {rep.px_per_side_near:.1f}, farthest {rep.px_per_side_far:.1f}")
         if rep.focus is not None:
             print(f"focus: variance of the Laplacian {rep.focus:.0f}")
         for a in rep.advice:
