@@ -66,6 +66,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
     en.set_defaults(func=cmd_enroll)
 
 
+PREFIX = "mycelium-companion rfid: "
+"""Every error and warning line starts so, as the other commands' do."""
+
+
 def _port(args: argparse.Namespace) -> tuple[str | Callable[[], str | None], str]:
     """The port (a path, or a lookup callable) and how to name it to the owner.
 
@@ -122,13 +126,13 @@ def cmd_listen(args: argparse.Namespace) -> int:
     try:
         resume = state.load()
     except ValueError as e:
-        print(f"warning: {e}; starting without it (events the board still holds are skipped)", file=sys.stderr)
+        print(f"{PREFIX}warning: {e}; starting without it (events the board still holds are skipped)", file=sys.stderr)
         resume = None
     try:
         registry = _registry(args)
         reader, q, _ = _events(args, registry, resume)
     except BridgeError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"{PREFIX}{e}", file=sys.stderr)
         return 2
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
     save_failed = False
@@ -146,7 +150,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
                     save_failed = False
                 except OSError as e:
                     if not save_failed:  # say it once per failure streak, keep listening
-                        print(f"warning: cannot save the reader position to {state.path}: {e.strerror or e}; "
+                        print(f"{PREFIX}warning: cannot save the reader position to {state.path}: {e.strerror or e}; "
                               "a restart may print recent events again", file=sys.stderr, flush=True)
                     save_failed = True
     finally:
@@ -164,7 +168,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             expected = expected_from_tiles_json(args.tiles)
         else:
             print(
-                f"error: no edition tile list at {args.tiles}; pass --expect CODE=N,... "
+                f"{PREFIX}no edition tile list at {args.tiles}; pass --expect CODE=N,... "
                 "(e.g. --expect P03=4,ROCK=3) or --tiles FILE",
                 file=sys.stderr,
             )
@@ -173,7 +177,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         enrollment = Enrollment(expected, registry)
         reader, q, label = _events(args, registry)
     except BridgeError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"{PREFIX}{e}", file=sys.stderr)
         return 2
     print(f"Registry: {registry.path}  ({enrollment.done} of {enrollment.total} tiles have a tag)")
     print(f"Still without a tag: {enrollment.missing_text()}")
@@ -192,7 +196,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             if isinstance(ev, (E.TileDrawn, E.UnknownTag)):
                 out = enrollment.offer(ev.uid)
                 if out.error:
-                    print(f"error: {out.message}", file=sys.stderr, flush=True)
+                    print(f"{PREFIX}{out.message}", file=sys.stderr, flush=True)
                 else:
                     print(out.message if out.accepted else f"refused: {out.message}")
                 print(enrollment.prompt(), flush=True)

@@ -118,7 +118,7 @@ class BagReader:
                 self.connected.clear()
                 reason = f"internal error in the reader loop: {type(e).__name__}: {e}"
                 self.status.update(state="disconnected", detail=reason)
-                print(f"error: {reason}\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+                print(f"mycelium-companion: reader: {reason}; restarting it\n{traceback.format_exc()}", file=sys.stderr, flush=True)
                 self._emit(E.ReaderDisconnected("", reason, self._wall()))
                 self._stop.wait(BACKOFF_MAX)
 
@@ -144,7 +144,7 @@ class BagReader:
         try:
             self._sink(ev)
         except Exception:  # noqa: BLE001 - the consumer's failure must not stop the reader
-            print(f"error: the reader's event consumer failed on {ev.event}:\n{traceback.format_exc()}",
+            print(f"mycelium-companion: reader: the consumer of its events failed on {ev.event}:\n{traceback.format_exc()}",
                   file=sys.stderr, flush=True)
 
     def _waiting(self, path: str | None, error: str | None, waited: float) -> None:

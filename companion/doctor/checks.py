@@ -45,6 +45,13 @@ class Check:
         return f"{self.status.upper():<8}{self.name:<16}{self.detail}" + (f"  Do: {self.fix}" if self.fix else "")
 
 
+def config_dir() -> Path:
+    """``$XDG_CONFIG_HOME/mycelium-companion`` (``~/.config/mycelium-companion`` when unset),
+    written out in full: the service gets no ``~`` expanded."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "mycelium-companion"
+
+
 # -- the settings the service uses -------------------------------------------------------------
 @dataclass
 class Settings:
@@ -144,12 +151,24 @@ def find_camera_controls(profile: str | None) -> tuple[Path, dict] | None:
 def check_camera_controls(s: Settings) -> Check:
     """Auto exposure and auto white balance off, with the values saved: a camera that re-adjusts
     while a hand crosses the board shifts every colour the profile was measured with."""
+    from companion.table.camera_controls import CameraSettings, CameraSettingsError, settings_beside
+    stored = settings_beside(s.profile) if s.profile else None
+    if stored is not None and stored.is_file():   # written by 'calibrate colours --camera'
+        try:
+            cs = CameraSettings.load(stored)
+        except (OSError, CameraSettingsError) as e:
+            return Check("camera locked", "fail", str(e), f"calibrate colours --camera {s.camera} again")
+        if cs.not_locked:
+            return Check("camera locked", "warn", f"{stored.name}: {cs.describe()}",
+                         "colours may drift with the light: use the Pi camera, or a webcam whose driver offers these")
+        return Check("camera locked", "ok", f"{stored.name}: {cs.describe()}")
     found = find_camera_controls(s.profile)
     if found is None:
         return Check("camera locked", "unknown",
                      "no saved camera settings beside the colour profile"
                      + ("" if s.profile else " (no profile is set)"),
-                     "lock exposure and white balance when calibrating colours")
+                     f"calibrate colours --camera {s.camera} locks exposure, white balance and focus and stores "
+                     "them beside the profile")
     path, c = found
     loose = [k for k in LOCKED_KEYS if c.get(k, True) not in (False, 0)]
     if loose:
@@ -330,7 +349,7 @@ def check_profile(s: Settings, camera: dict | None) -> Check:
     """The colour profile the service uses exists, loads, and was made with this camera."""
     if not s.profile:
         return Check("colour profile", "fail", f"none set ({s.source}): the reference copy's colours are used",
-                     "mycelium-companion calibrate colours ... --out ~/.config/mycelium-companion/colours.json, "
+                     f"mycelium-companion calibrate colours --camera {s.camera} --out {config_dir() / 'colours.json'}, "
                      f"then add --profile with that path to MYCELIUM_ARGS in {SETTINGS}")
     if s.profile.startswith("~"):
         return Check("colour profile", "fail", f"{s.profile}: the service gets no ~ expanded",
@@ -347,7 +366,7 @@ def check_intrinsics(s: Settings, camera: dict | None) -> Check:
     """The intrinsics the service uses load, fit the captured frame size, and this camera."""
     if not s.intrinsics:
         return Check("intrinsics", "fail", f"none set ({s.source}): the lens is guessed from the markers",
-                     "mycelium-companion calibrate camera ... --out ~/.config/mycelium-companion/intrinsics.json, "
+                     f"mycelium-companion calibrate camera ... --out {config_dir() / 'intrinsics.json'}, "
                      f"then add --intrinsics with that path to MYCELIUM_ARGS in {SETTINGS}")
     if s.intrinsics.startswith("~"):
         return Check("intrinsics", "fail", f"{s.intrinsics}: the service gets no ~ expanded",
