@@ -162,10 +162,11 @@ def cmd_afford(args: argparse.Namespace) -> int:
 
 @_guard
 def cmd_show(args: argparse.Namespace) -> int:
-    from companion.textboard import render, summary
+    from companion.textboard import legend, render, summary
     pos = load_position(args.position)
     ed = _edition_for(pos)
     print(render(pos, ed, color=sys.stdout.isatty()))
+    print(legend(pos))
     print(summary(pos, ed))
     return 0
 

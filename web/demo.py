@@ -3,7 +3,7 @@
 :class:`DemoDriver` lets :class:`~companion.selfplay.BotTable` bots play the session's game
 in a background thread, one move at a time with a pause between moves, each move committed
 under the session lock so the dashboard always reads a consistent state.  Now and then it
-shows what the camera reports for a misplaced tile: an illegal placement held on the board
+shows what the table reports for a misplaced tile: an illegal placement held on the board
 for a few seconds, then put back.
 """
 
@@ -125,7 +125,7 @@ class DemoDriver:
             move = {"player": pos.active, "action": "place", "tile": hand[0], "at": list(tree), "rotation": 0}
             if s.game.check(move).legal:
                 return
-            s.submit(move, source="camera")
+            s.submit(move, source="bot")   # serve has no camera: the banner names the bot
         self._pause(self.illegal_s)
         s.clear_illegal("the tile was taken back")
 

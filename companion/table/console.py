@@ -16,6 +16,7 @@ class ConsoleLog:
         self.out = out or sys.stdout
         self.board = board
         self.color = self.out.isatty() if color is None else color
+        self.legend_shown = False
 
     def __call__(self, msg: Message) -> None:
         d = msg.data
@@ -26,9 +27,12 @@ class ConsoleLog:
             for note in ev["notes"][1:]:
                 self._print(f"       - {note}")
             if self.board and ev["move"]["action"] in ("end_turn", "spore") or d.get("result"):
-                from companion.textboard import render, summary
+                from companion.textboard import legend, render, summary
                 pos = self.session.position
                 self._print(render(pos, self.session.edition, color=self.color))
+                if not self.legend_shown:   # once: the board looks the same all game
+                    self._print(legend(pos))
+                    self.legend_shown = True
                 self._print(summary(pos, self.session.edition))
             if d.get("result"):
                 self._print(f"RESULT: {d['result']['reason']}")
@@ -44,7 +48,8 @@ class ConsoleLog:
         elif k in ("uncertain", "mismatch", "unknown_tag"):
             self._print(f"[{k}] {d.get('message', '')}")
         elif k == "status":
-            self._print(f"[{d['device']}] {d['status']} {d.get('detail', '')}".rstrip())
+            detail = d.get("detail") or ""
+            self._print(f"[{d['device']}] {d['status']}" + (f": {detail}" if detail else ""))
         elif k == "correction":
             self._print(f"[fix] {d.get('text') or d['label']}")
 

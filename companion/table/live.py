@@ -294,7 +294,11 @@ class LiveTable:
         elif kind == "reader_connected":
             s.set_status("reader", "connected", ev.get("port", ""))
         elif kind == "reader_disconnected":
-            s.set_status("reader", "disconnected", ev.get("reason", ""))
+            why = ev.get("reason", "")
+            if why == "stopped":   # closed by the companion itself (the end of a game), not a fault
+                s.set_status("reader", "closed", "")
+            else:
+                s.set_status("reader", "disconnected", why)
         elif kind == "frame_error":
             if ev.get("kind") == "version":
                 s.set_status("reader", "wrong firmware", ev.get("detail", ""))

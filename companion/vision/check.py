@@ -171,8 +171,14 @@ def check_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourProfi
             f"green {g:.0f}, red {r:.0f} of 255 (almost no {weak}); set the camera's white balance to fixed "
             "daylight, or change a coloured lamp", "colour-cast")
     if s.off_profile is not None and s.off_profile > OFF_PROFILE_FRACTION:
+        share = f"{100 * s.off_profile:.0f} % of the spaces look like no surface of the game"
+        if getattr(profile, "builtin", False):   # nothing was calibrated: nothing "changed since calibration"
+            raise FrameQualityError(
+                f"the frame's colours are far from the built-in colour profile of the reference copy ({share}): "
+                "this copy, this camera or this lamp differs from it; run 'calibrate colours' at this table "
+                "and pass its profile with --profile", "off-profile")
         raise FrameQualityError(
-            f"the frame's colours are far from the calibrated colour profile ({100 * s.off_profile:.0f} % of the "
-            "spaces look like no surface of the game): the camera's colour settings or the lamp changed since "
-            "calibration; restore them, or run 'calibrate colours' again", "off-profile")
+            f"the frame's colours are far from the calibrated colour profile ({share}): the camera's colour "
+            "settings or the lamp changed since calibration; restore them, or run 'calibrate colours' again",
+            "off-profile")
     return s

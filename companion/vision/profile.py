@@ -43,11 +43,13 @@ class ProfileError(ValueError):
 @dataclass
 class ColourProfile:
     """``mean`` and ``std``: float32 (K, 3) Lab per class, in :data:`CLASSES` order;
-    ``pieces``: learned meeple and spore appearance, or ``None``."""
+    ``pieces``: learned meeple and spore appearance, or ``None``; ``builtin``: the reference
+    copy's profile shipped with the companion, not one calibrated at this table."""
 
     mean: np.ndarray
     std: np.ndarray
     pieces: "PieceModel | None" = None
+    builtin: bool = False
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -118,7 +120,9 @@ def load_profile(path: str | Path | None = None) -> ColourProfile:
         d = json.loads(p.read_text())
     except (OSError, ValueError) as exc:
         raise ProfileError(f"cannot read colour profile {p}: {exc}") from exc
-    return ColourProfile.from_json(d)
+    profile = ColourProfile.from_json(d)
+    profile.builtin = p.resolve() == DEFAULT_PROFILE_PATH
+    return profile
 
 
 def white_balance(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:

@@ -71,6 +71,8 @@ class Reading:
 def read_image(path: str | Path) -> np.ndarray:
     """Load a BGR uint8 (h, w, 3) frame; raise :class:`UnreadableImageError`."""
     p = Path(path)
+    if p.is_dir():
+        raise UnreadableImageError(f"cannot read image {path}: this is a folder; give an image file (a .jpg or .png)")
     if not p.is_file():
         raise UnreadableImageError(f"cannot read image {path}: no such file")
     img = cv2.imread(str(p), cv2.IMREAD_COLOR)

@@ -328,13 +328,17 @@
     return t;
   }
 
+  // where an illegal move came from, in words (serve's bots have no camera)
+  const FROM_SOURCE = { camera: "seen by the camera", dashboard: "entered on the dashboard",
+                        answer: "answered on the dashboard", bot: "played by a demo bot" };
+
   function renderBanners(pos) {
     const ill = $("#illegal-banner");
     if (S.illegal && !replay) {
       const m = S.illegal.move || {};
       // the reason once: the rules' message (its rulebook wording stays in the tooltip)
       ill.replaceChildren(h("span", { class: "msg", title: S.illegal.explain || "" }, h("strong", {}, "✕ Illegal: "), S.illegal.message || S.illegal.explain || "",
-        h("span", { class: "who" }, ` — ${cap(m.player)}'s ${m.action || "move"}, seen by the ${S.illegal.source}`)),
+        h("span", { class: "who" }, ` — ${cap(m.player)}'s ${m.action || "move"}, ${FROM_SOURCE[S.illegal.source] || "from " + S.illegal.source}`)),
         h("button", { type: "button", class: "small", onclick: () => send("clear-illegal", {}, "Marked as put back.") }, "Put back"));
       ill.hidden = false;
     } else ill.hidden = true;
