@@ -331,6 +331,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"(PIN {pin_note})")
     bag = _bag_reader(args, live)
     status = live.run(source, bag)
+    if (source.finished and log is not None and not args.resume and game.game_id
+            and log.discard_if_empty(game.game_id)):
+        # a folder that gave no move must not leave a table game for --resume to pick
+        print(f"Game {game.game_id} had no move, so it was not kept in {path}.")
     if recorder is not None:
         recorder.close()
     if srv is not None:
@@ -377,6 +381,10 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         return f"--players {args.players} but --colors names {len(args.colors.split(','))} colours"
     if args.replay and args.camera != "picamera2":
         return "--replay plays the recorded frames; leave out --camera"
+    if not args.replay and (Path(args.camera) / "index.jsonl").is_file():
+        return (f"--camera {args.camera} is a recording made with --record: replay it with "
+                f"'mycelium-companion run --replay {args.camera}' (it carries the game's setup and the reader's draws, "
+                "which a folder of frames lacks)")
     if not args.replay and args.rfid not in ("none", "auto"):
         from firmware_bridge.discovery import check_port
         from firmware_bridge.errors import PortError

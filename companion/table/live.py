@@ -471,4 +471,31 @@ class LiveTable:
         if source is not None and source.finished:
             bad = f", {self.frame_errors} could not be read" if self.frame_errors else ""
             print(f"The frames of {source.name} are over ({self.stats['frames']} frames{bad}).", file=sys.stderr)
+            why = self.why_no_moves(bag_reader is not None)
+            if why:
+                print(f"mycelium-companion: no move was read from these frames: {why}", file=sys.stderr)
         return 0
+
+    def why_no_moves(self, reader_attached: bool) -> str | None:
+        """Why a run over a finite set of frames committed no move from the camera, in a
+        sentence (``None`` when it committed one, or saw nothing it could have read).  Read
+        from :attr:`stats`: no still frame, every still frame refused, a board that never
+        matched the game, a board that never changed."""
+        st = self.stats
+        if self.commit_latencies_ms or st["frames"] == 0:
+            return None
+        if st["reads"] == 0 and st["read_errors"] == 0:
+            return (f"no frame was still long enough to be read (the board must look the same for "
+                    f"{self.gate.still_ms:.0f} ms; a folder's frames count as 100 ms apart, so a still board needs "
+                    f"{int(self.gate.still_ms // 100) + 1} or more identical frames in a row)")
+        if st["reads"] == 0:
+            detail = self.session.status_detail.get("camera", "")
+            return f"every still frame was refused by the board reader ({st['read_errors']} frames; last: {detail})"
+        tiles_drawn = any(self.session.position.hands.get(c) for c in self.session.position.colors)
+        no_draws = ("" if reader_attached or tiles_drawn else
+                    "; no tile was drawn through the bag reader (--rfid none), so no placement could be legal")
+        if st["mismatches"] or st["held_low_confidence"]:
+            return (f"{st['reads']} still frames were read, but the board never matched a legal move of this game "
+                    f"({st['mismatches']} times it differed from the game, {st['held_low_confidence']} times the reading "
+                    f"was unsure): the frames do not start from this game's setup{no_draws}")
+        return f"{st['reads']} still frames were read and the board never changed from the game's position{no_draws}"
