@@ -565,6 +565,6 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
     p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")
     p.add_argument("--camera-settings", default=None,
-                   help="locked exposure/gain/white balance/focus (default: camera-settings.json beside --profile; "
-                        "written on the first start)")
+                   help="locked exposure/gain/white balance/focus (default: camera-settings.json beside --profile, "
+                        "written by 'calibrate colours --camera'; settled and written on the first start when missing)")
     p.set_defaults(func=cmd_run)
