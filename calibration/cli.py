@@ -68,7 +68,10 @@ def _camera(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         return _fail(str(exc))
     if args.out:
-        result.save(args.out)
+        try:
+            _write_atomically(args.out, result.save)
+        except OSError as exc:
+            return _fail(f"cannot write {args.out} ({exc.strerror})")
     if args.json:
         print(json.dumps(result.to_json()))
     else:
@@ -196,6 +199,11 @@ def _sheet(args: argparse.Namespace) -> int:
 
     if args.dpi < 72 or args.dpi > 1200:
         return _fail(f"--dpi must be between 72 and 1200, got {args.dpi}")
-    for path in write_sheets(args.out, dpi=args.dpi):
+    try:
+        written = write_sheets(args.out, dpi=args.dpi)
+    except OSError as exc:
+        return _fail(f"cannot write {exc.filename or args.out} ({exc.strerror}); --out names the files "
+                     "without extension, in a folder you can write")
+    for path in written:
         print(f"wrote {path}")
     return 0

@@ -7,6 +7,8 @@ gives true size).  Each marker page says where the marker goes on the board in m
 
 from __future__ import annotations
 
+import errno
+
 from pathlib import Path
 
 import cv2
@@ -102,7 +104,8 @@ def charuco_page(dpi: int = 300) -> np.ndarray:
 
 
 def write_sheets(out: str | Path, edition_dir: str | Path = DEFAULT_EDITION, dpi: int = 300) -> list[Path]:
-    """Write ``out``.pdf (both pages) and ``out``-markers.png, ``out``-charuco.png; return the paths."""
+    """Write ``out``.pdf (both pages) and ``out``-markers.png, ``out``-charuco.png; return the paths.
+    Raises OSError (with the file's name) when one cannot be written."""
     from PIL import Image
 
     out = Path(out)
@@ -112,7 +115,8 @@ def write_sheets(out: str | Path, edition_dir: str | Path = DEFAULT_EDITION, dpi
     pages = [marker_page(load_board(edition_dir), dpi), charuco_page(dpi)]
     paths = [out.parent / f"{out.name}-markers.png", out.parent / f"{out.name}-charuco.png"]
     for page, p in zip(pages, paths):
-        cv2.imwrite(str(p), page)
+        if not cv2.imwrite(str(p), page):   # OpenCV says False instead of raising
+            raise OSError(errno.EACCES, "cannot write this file", str(p))
     pdf = out.with_suffix(".pdf")
     images = [Image.fromarray(p).convert("L") for p in pages]
     images[0].save(pdf, "PDF", resolution=float(dpi), save_all=True, append_images=images[1:])

@@ -102,10 +102,14 @@ def table_pin(db: str | None, args: argparse.Namespace) -> tuple[str | None, str
             pass
     if pin is None:
         pin = f"{secrets.randbelow(10**6):06d}"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(pin + "\n")
-    os.chmod(path, 0o600)   # an older file may have had wider rights
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(pin + "\n")
+        os.chmod(path, 0o600)   # an older file may have had wider rights
+    except OSError as e:
+        from companion.commands import InputError
+        raise InputError(f"cannot keep the table PIN in {path} ({e.strerror}); the log's folder must be writable") from None
     return pin, f"stored in {path} (readable only by you)"
 
 
@@ -234,7 +238,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if reader is None:
         return 2
     from companion.commands import InputError, open_checked
-    initial = config = source = items = history = None
+    initial = config = source = items = history = log = game = None
     try:
         if args.replay:
             from companion.table.record import RecordingError, load_history, load_setup, validate
@@ -288,6 +292,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         if source is not None:
             source.close()
+        if log is not None and game is not None and not args.resume and game.game_id:
+            log.discard_if_empty(game.game_id)   # the start failed: no game to resume later
         return 2
     session = TableSession(game)
     recorder = None

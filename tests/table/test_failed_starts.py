@@ -134,3 +134,24 @@ def test_a_second_salvage_attempt_reuses_the_copy_it_already_kept(tmp_path):
     earlier.write_bytes(db.read_bytes())
     backup, kept = salvage(db)
     assert backup == earlier and copies(tmp_path) == [earlier.name] and list(kept.values()) == [1]
+
+
+def test_a_pin_that_cannot_be_kept_is_one_line_and_logs_no_game(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    (tmp_path / "games.sqlite3.pin").mkdir()          # where the PIN file goes: fails even as root
+    cam = tmp_path / "cam"
+    cam.mkdir()
+    import cv2
+    import numpy as np
+    cv2.imwrite(str(cam / "f0.png"), np.zeros((36, 64, 3), np.uint8))
+    err = one_line_error(cli("run", "--camera", cam, "--rfid", "none", "--port", "0", "--db", db))
+    assert f"cannot keep the table PIN in {db}.pin" in err
+    assert games_in(db) == []
+
+
+def test_calibration_files_that_cannot_be_written_are_one_line(tmp_path, capsys):
+    from companion.cli import main
+    (tmp_path / "a-file").write_text("")
+    assert main(["calibrate", "sheet", "--out", str(tmp_path / "a-file" / "markers")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mycelium-companion calibrate: cannot write") and err.count("\n") == 1
