@@ -337,10 +337,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"(PIN {pin_note})")
     bag = _bag_reader(args, live)
     status = live.run(source, bag)
-    if (source.finished and log is not None and not args.resume and game.game_id
-            and log.discard_if_empty(game.game_id)):
-        # a folder that gave no move must not leave a table game for --resume to pick
-        print(f"Game {game.game_id} had no move, so it was not kept in {path}.")
     if recorder is not None:
         recorder.close()
     if srv is not None:

@@ -1,5 +1,5 @@
-"""``run --camera FOLDER`` that reads no move says why, and leaves no empty table game behind
-for ``--resume`` to pick; a recording given as a folder of frames is sent to ``--replay``."""
+"""``run --camera FOLDER`` that reads no move says why; a recording given as a folder of frames
+is sent to ``--replay`` before any game is logged."""
 
 from __future__ import annotations
 
@@ -35,7 +35,6 @@ def test_frames_that_never_stand_still_are_named_as_the_reason(tmp_path):
     r = run_folder(folder, tmp_path / "g.sqlite3")
     assert r.returncode == 0, r.stderr
     assert "no move was read from these frames: no frame was still long enough to be read" in r.stderr
-    assert "had no move, so it was not kept" in r.stdout and games_in(tmp_path / "g.sqlite3") == []
 
 
 def test_still_frames_the_reader_refuses_are_named_as_the_reason(tmp_path):
