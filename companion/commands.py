@@ -276,7 +276,8 @@ def _open_game(db: str, game: str | None, readonly: bool, pick):
 @_guard
 def cmd_export(args: argparse.Namespace) -> int:
     if not Path(args.db).is_file():
-        raise InputError(f"no game log at {args.db}")
+        from companion.eventlog import no_log_at
+        raise InputError(no_log_at(args.db))
     cmd = f"mycelium-companion export --db {args.db}" + (f" --game {args.game}" if args.game else "")
     log, game, note = open_checked(args.db, args.game, args.salvage, cmd, readonly=True)
     log.close()
@@ -295,7 +296,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     """List the games of a log, oldest first (the log is opened read-only)."""
     from companion.eventlog import EventLog, EventLogError
     if not Path(args.db).is_file():
-        raise InputError(f"no game log at {args.db}")
+        from companion.eventlog import no_log_at
+        raise InputError(no_log_at(args.db))
     try:
         log = EventLog(args.db, readonly=True)
         games = log.check(log.games())

@@ -61,6 +61,13 @@ MIGRATIONS = [
 ]
 
 
+def no_log_at(path: str | Path) -> str:
+    """Why there is no game log at ``path``: nothing there, or a folder where the file was meant."""
+    if Path(path).is_dir():
+        return f"{path} is a folder; give the game log file in it (e.g. {Path(path) / 'games.sqlite3'})"
+    return f"no game log at {path}"
+
+
 class EventLogError(RuntimeError):
     """The log file cannot be opened or holds no such game."""
 
@@ -154,7 +161,7 @@ class EventLog:
             elif not parent.is_dir():
                 raise EventLogError(f"{self.path}: the folder {parent} does not exist")
             if readonly and not Path(self.path).is_file():
-                raise EventLogError(f"no game log at {self.path}")
+                raise EventLogError(no_log_at(self.path))
         try:
             if readonly and self.path != ":memory:":
                 self.db = sqlite3.connect(self._readonly_uri(), uri=True, check_same_thread=False, isolation_level=None)

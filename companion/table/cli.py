@@ -378,7 +378,8 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         from companion.commands import default_db
         path = args.db or default_db()
         if not os.path.isfile(path):
-            return f"--resume: no game log at {path}"
+            from companion.eventlog import no_log_at
+            return f"--resume: {no_log_at(path)}"
     if args.colors and args.players is not None and len(args.colors.split(",")) != args.players:
         return f"--players {args.players} but --colors names {len(args.colors.split(','))} colours"
     if args.replay and args.camera != "picamera2":

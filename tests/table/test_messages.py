@@ -67,3 +67,5 @@ def test_rfid_errors_start_like_every_other_command(tmp_path):
 def test_an_image_path_that_is_a_folder_is_named_a_folder(tmp_path):
     r = cli("read-board", tmp_path)
     assert r.returncode == 2 and "this is a folder; give an image file" in r.stderr and "no such file" not in r.stderr
+    r = cli("export", "--db", tmp_path)
+    assert r.returncode == 2 and f"{tmp_path} is a folder; give the game log file in it" in r.stderr
