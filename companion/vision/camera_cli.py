@@ -67,7 +67,7 @@ def _check(args: argparse.Namespace) -> int:
             if not args.camera:
                 raise VisionError("--web needs a live --camera")
             return _serve(args, geo, intr, reader, labels)
-        frame = read_image(args.image) if args.image else _one_frame(args.camera)
+        frame = read_image(args.image) if args.image else _one_frame(args.camera, _stored_settings(args))
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError) as exc:
         print(f"mycelium-companion camera check: {exc}", file=sys.stderr)
         return 2
@@ -91,12 +91,22 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if rep.ok else 1
 
 
-def _one_frame(spec: str):
+def _stored_settings(args):
+    """The controls locked at calibration (``camera-settings.json`` beside ``--profile``), so the
+    check sees what ``run`` will see; ``None`` (the controls settle afresh, nothing is written)."""
+    if not args.profile:
+        return None
+    from companion.table.camera_controls import settings_beside
+    path = settings_beside(args.profile)
+    return path if path.is_file() else None
+
+
+def _one_frame(spec: str, settings=None):
     from companion.table.sources import SourceError, open_camera
     from companion.vision.errors import UnreadableImageError
 
     try:
-        src = open_camera(spec)
+        src = open_camera(spec, settings_path=settings)
     except SourceError as exc:
         raise UnreadableImageError(f"cannot open camera {spec}: {exc}") from exc
     frame = None
@@ -123,7 +133,7 @@ def _serve(args, geo, intr, reader, labels) -> int:
     from web.setup import CameraFeed, setup_app
 
     try:
-        src = open_camera(args.camera)
+        src = open_camera(args.camera, settings_path=_stored_settings(args))
     except SourceError as exc:
         print(f"mycelium-companion camera check: cannot open camera {args.camera}: {exc}", file=sys.stderr)
         return 2

@@ -230,6 +230,15 @@ def test_pi_camera_is_settled_and_locked_at_calibration_and_the_next_run_applies
     finally:
         source.close()
 
+    # the setup assistant looks through the same locked controls, and writes none
+    from companion.cli import main
+    before = (tmp_path / "camera-settings.json").read_text()
+    assert main(["camera", "check", "--camera", "picamera2", "--profile", str(prof), "--json"]) in (0, 1)
+    capsys.readouterr()
+    assert [c[0] for c in cams[2].calls][:3] == ["configure", "start", "set_controls"]
+    assert [c[1] for c in cams[2].calls if c[0] == "set_controls"] == [sets[1]]
+    assert (tmp_path / "camera-settings.json").read_text() == before
+
 
 def test_a_webcam_is_settled_then_locked_at_calibration_and_says_what_it_could_not_lock(tmp_path, capsys, monkeypatch, layouts):
     photos, intr = layouts
