@@ -124,13 +124,13 @@ def _colours(args: argparse.Namespace) -> int:
         return _fail(f"cannot write {exc.filename or args.out} ({exc.strerror}); nothing else was changed")
     if settings_path is not None:
         summary["camera_settings"] = str(settings_path)
-        if not args.json:
-            print(f"wrote {settings_path}: the camera controls the profile was measured with; 'run' applies them at every start")
     if args.json:
         print(json.dumps(summary))
         return 0
     print(f"wrote {args.out}: {len(profile.classes)} colour classes from {summary['samples']} samples "
           f"in {len(layouts)} photo(s)")
+    if settings_path is not None:
+        print(f"wrote {settings_path}: the camera controls the profile was measured with; 'run' applies them at every start")
     print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor):")
     worst = sorted(summary["separation"].items(), key=lambda kv: kv[1]["distance"])
     print("  " + ", ".join(f"{c} {v['distance']:.1f} (vs {v['nearest']})" for c, v in worst))

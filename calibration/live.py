@@ -47,7 +47,9 @@ def capture_layouts(spec: str, layout_names: list[str], ask: Callable[[str], boo
     try:
         src = open_camera(spec)   # no stored settings: the automatic controls settle, then lock
     except SourceError as exc:
-        raise VisionError(f"cannot open camera {spec}: {exc}") from None
+        busy = ("; if the companion's service is running it holds the camera: "
+                "'sudo systemctl stop mycelium-companion' first") if spec == "picamera2" or spec.isdigit() else ""
+        raise VisionError(f"cannot open camera {spec}: {exc}{busy}") from None
     try:
         settings = getattr(src, "locked", None) or getattr(src, "settings", None)
         if settings is not None:
