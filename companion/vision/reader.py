@@ -335,13 +335,14 @@ class BoardReader:
         local_done = True
         veil = None
         white = self.balance(bgr, reg)[1] if self.glare else None  # of the raw samples, for every round
+        linear = to_linear(bgr) if self.glare else None
         for _ in range(GLARE_ROUNDS if self.glare else 0):
             # each round fits the whole spot again to the raw samples, from the last reading
             new_veil = self._remove_veil(bgr, reg, readings, white)
             if new_veil is None:
                 break
             veil = new_veil
-            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil[:, None]), reg, bgr, veil)
+            lab, fix = self._prepare(to_srgb(linear - veil[:, None]), reg, bgr, veil)
             before, (readings, ll) = readings, self._classify(lab, fix, cands)
             local_done = False
             if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
