@@ -63,6 +63,7 @@ from companion.sim.light import LIGHTS, PROMISED_GLARE, Light, light_preset  # n
 from companion.sim.render import make_camera, random_conditions, render_styled  # noqa: E402
 from companion.sim.render_scene import random_board  # noqa: E402
 from companion.sim.styles import HELD_OUT, STYLES, TABLES  # noqa: E402
+from companion.table.inference import LOW_CONFIDENCE  # noqa: E402
 from companion.tiles import validate  # noqa: E402
 from companion.vision.geometry import load_board, load_tile_codes  # noqa: E402
 from companion.vision.reader import BoardReader  # noqa: E402
@@ -245,15 +246,20 @@ def time_in_play(r: dict, reader: BoardReader, reading, image: np.ndarray, board
     truth_before = per_space(board, geo.spaces)
     for name, img, after, changed in frames:
         times = r["still_times"] if name == "nothing moved" else r["play_times"].setdefault(name, [])
+        cpu = r["cpu"].setdefault("still" if name == "nothing moved" else "play", [])
         for _ in range(PLAY_REPEATS):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             got = reader.read(img, previous=reading)
             times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
         seen = per_space(got.board, geo.spaces)
         full = per_space(reader.read(img).board, geo.spaces)
         if after is None:  # the hand: nothing was placed, the hidden spaces must not change silently
             r["play_check"]["hand frames"] += 1
-            r["play_check"]["hand: spaces read other than committed"] += sum(seen[h] != truth_before[h] for h in geo.spaces)
+            other = [h for h in geo.spaces if seen[h] != truth_before[h]]
+            r["play_check"]["hand: spaces read other than committed"] += len(other)
+            # the table holds a differing space read below its confidence bar (companion.table.inference)
+            r["play_check"]["hand: of them confident"] += sum(got.confidence[f"{h[0]},{h[1]}"] >= LOW_CONFIDENCE for h in other)
             continue
         truth = per_space(after, geo.spaces)
         r["play_check"]["frames"] += 1
@@ -280,7 +286,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     profile_path, said, used = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
-         "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(),
+         "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
          "calibration": said,
          "photos": (used, len(cal))}
     if profile_path is None:
@@ -330,25 +336,30 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
         r["spaces"] += len(geo.spaces)
         r["perfect"] += not bad and not unread
         if i < timing_frames:
-            r["times"] += time_reads(reader, frame.image)
+            r["times"] += time_reads(reader, frame.image, cpu=r["cpu"].setdefault("full", []))
             reg = reader.tracker.current
             m1, m2 = rectify_maps(reg, geo, 2.0)
             for _ in range(5):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 cv2.cvtColor(cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR), cv2.COLOR_BGR2Lab)
                 r["floors"].append((time.perf_counter() - t0) * 1000)
+                r["cpu"].setdefault("floor", []).append((time.process_time() - c0) * 1000)
             if previous_ok:
                 time_in_play(r, reader, reading, frame.image, board, render_state, geo, codes, style, light, cam, table)
     return r
 
 
-def time_reads(reader: BoardReader, image: np.ndarray, repeats: int = 5) -> list[float]:
+def time_reads(reader: BoardReader, image: np.ndarray, repeats: int = 5, cpu: list | None = None) -> list[float]:
+    """Wall-clock ms of ``repeats`` full reads of ``image`` on a cached registration; the
+    process CPU ms of each are appended to ``cpu``."""
     reader.read(image)  # registration cached from here on
     out = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         reader.read(image)
         out.append((time.perf_counter() - t0) * 1000)
+        if cpu is not None:
+            cpu.append((time.process_time() - c0) * 1000)
     return out
 
 
@@ -404,7 +415,7 @@ def main() -> int:
     lights = [x for x in BENCH_LIGHTS if not args.lights or x in args.lights]
     print(f"board reader bench: {args.n} boards per style and light, {SIZE[0]}x{SIZE[1]}, seed {args.seed}, "
           f"cv2.setNumThreads(1), OpenCV {cv2.__version__}, grid refinement {'off' if args.no_refine_grid else 'on'}, load average {os.getloadavg()[0]:.1f}")
-    times, play, still, floors, checks = [], {}, [], [], Counter()
+    times, play, still, floors, checks, cpu = [], {}, [], [], Counter(), {}
     with tempfile.TemporaryDirectory() as tmp:
         for style in styles:
             held = style == HELD_OUT
@@ -424,6 +435,8 @@ def main() -> int:
                 checks += r["play_check"]
                 still += r["still_times"]
                 floors += r["floors"]
+                for kind, ms in r["cpu"].items():
+                    cpu.setdefault(kind, []).extend(ms)
             print(f"  ({time.perf_counter() - t0:.0f} s)")
     load = os.getloadavg()[0]
     if times:
@@ -443,10 +456,16 @@ def main() -> int:
             print(f"  in-play readings: {c['changed spaces seen right']} of {c['changed spaces']} changed spaces read right; "
                   f"spaces wrong {c['spaces wrong in play']} in play vs {c['spaces wrong read in full']} reading the same "
                   f"{c['frames']} frames in full; hand frames {c['hand frames']}: "
-                  f"{c['hand: spaces read other than committed']} spaces read other than the committed board")
+                  f"{c['hand: spaces read other than committed']} spaces read other than the committed board, "
+                  f"{c['hand: of them confident']} of them with confidence >= {LOW_CONFIDENCE} (not held)")
         else:
             print("time per frame in play: n/a (BoardReader.read takes no previous= reading)")
         print(f"floor (remap undistort+warp to 2 px/mm + Lab of the same frame): median {floor:.1f} ms; reader / floor = {med / floor:.2f}")
+        if cpu:
+            # CPU time of this process: what other work on the machine inflates far less than wall time
+            print("  CPU ms (medians): " + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in cpu.items())
+                  + (f"; in play / floor = {statistics.median(cpu['play']) / statistics.median(cpu['floor']):.2f}"
+                     if "play" in cpu else ""))
         if load > 1.5:
             print(f"  the load average ({load:.1f}) is above 1.5: other work shared the cores; re-run when the machine is quiet")
     return 0
