@@ -82,8 +82,8 @@ def hand_over(image: np.ndarray, cam: Camera, geo: BoardGeometry, at: tuple[int,
               shadow: float = 0.55) -> np.ndarray:
     """BGR uint8 (h, w, 3): ``image`` with an arm reaching in from the nearest frame edge to a
     hand resting over space ``at``, 30 mm above the table, with its shadow (the surface under it
-    at ``shadow`` of its light) falling beside it.  The arm keeps clear of the corner markers
-    when ``at`` is an inner space."""
+    at ``shadow`` of its light) falling beside it.  The arm may cross a corner marker when
+    ``at`` lies between it and the frame edge (the reader then searches the markers again)."""
     h, w = image.shape[:2]
     c = np.array(geo.center_mm(tuple(at)), np.float64)
     tip = cam.project(np.array([[c[0], c[1], -30.0]]))[0]
