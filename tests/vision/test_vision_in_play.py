@@ -156,3 +156,31 @@ def test_a_meeple_moved_is_read_from_the_two_spaces_that_changed(geo, codes):
     assert normalised(seen.board) == normalised(after)
     # the committed reading is left as it was: the table may come back to it
     assert normalised(committed.board) == normalised(board)
+
+
+def test_light_alone_is_told_from_a_new_piece():
+    from companion.vision import layout as L
+    from companion.vision.glare import to_linear, to_srgb
+    from companion.vision.reader import relit_spaces
+
+    rng = np.random.default_rng(0)
+    P = L.POINTS_PER_SPACE
+    board = np.clip(rng.normal((60, 90, 70), 6, (P, 3)), 0, 255).astype(np.float32)  # mottled dark green board
+    tile = board.copy()
+    tile[L.EDGES] = (200, 215, 225)  # cream tile with a path: a pattern, not a light
+    tile[L.EDGES.start:L.EDGES.start + 12] = (60, 60, 210)
+    before = np.vstack([board, board, board, board])
+    x = L.OFFSETS[:, 0]
+    smooth = 0.45 + 0.45 * (x - x.min()) / np.ptp(x)  # a soft shadow's edge across the space
+    edge = np.where(x < 0, 0.45, 0.9).astype(np.float32)  # a sharp one
+    now = np.vstack([
+        to_srgb(to_linear(board) * 0.4),  # a hand's shadow over the whole space
+        to_srgb(to_linear(board) * smooth[:, None]),
+        to_srgb(to_linear(board) * edge[:, None]),
+        tile,  # a tile put down
+    ]).astype(np.float32)
+    assert list(relit_spaces(now, before, np.arange(4))) == [0, 1, 2]
+    assert not len(relit_spaces(to_srgb(to_linear(tile) * 0.5), before[:P], np.arange(1)))  # a tile put down in a shadow
+    red = board.copy()
+    red[L.CAP] = (40, 40, 200)  # a red meeple's cap over the centre
+    assert not len(relit_spaces(red, board, np.arange(1)))
