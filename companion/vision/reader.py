@@ -180,24 +180,23 @@ class BoardReader:
         return lab, (idx, clipped_log_likelihood(raw[idx], white.reshape(-1, 3)[idx], None if veil is None else veil[idx],
                                                  p.mean, p.std, LL_FLOOR))
 
-    def _classify(self, lab: np.ndarray, fix, cands: TileCandidates) -> tuple[list[SpaceReading], np.ndarray]:
-        """Readings of Lab (S, P, 3) and the log-likelihoods float32 (S, P, K) they came from."""
+    def _classify(self, lab: np.ndarray, fix, cands: TileCandidates) -> list[SpaceReading]:
         # with learned pieces the meeples are decided afterwards from their own evidence
         # (_pieces_pass), so the pieces are first read as if no meeple stood anywhere
         meeple = np.full(len(lab), -1) if self.profile.pieces is not None else None
-        ll = self._log_likelihood(lab, fix)
-        return classify(ll, cands, lab, self.profile, meeple), ll
+        # kept for _pieces_pass: every new Lab of a full read is classified before it is used
+        self._ll = self._log_likelihood(lab, fix)
+        return classify(self._ll, cands, lab, self.profile, meeple)
 
-    def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates, readings: list[SpaceReading],
-                    ll: np.ndarray) -> tuple[np.ndarray, list[SpaceReading], np.ndarray]:
+    def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates,
+                    readings: list[SpaceReading]) -> tuple[np.ndarray, list[SpaceReading]]:
         """Correct local light and shadow from the empty board around each space and re-read;
-        returns the corrected Lab, the new readings and their log-likelihoods (``ll``, those of
-        ``readings``, when there was nothing to correct)."""
+        returns the corrected Lab and the new readings."""
         shift = self._local_shift(lab, readings)
         if shift is None:
-            return lab, readings, ll
+            return lab, readings
         lab = lab - shift[:, None, :]
-        return (lab, *self._classify(lab, fix, cands))
+        return lab, self._classify(lab, fix, cands)
 
     def _log_likelihood(self, lab: np.ndarray, fix: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
         ll = self.profile.log_likelihood(lab)
@@ -206,12 +205,12 @@ class BoardReader:
         return ll
 
     def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
-                     white: np.ndarray) -> np.ndarray | None:
-        """float32 (N,) level of the glare spot fitted to ``readings`` at every sample, or ``None``;
-        ``white``: float32 (S, P, 3) the white field of the camera samples ``bgr`` (:meth:`balance`)."""
+                     cands: TileCandidates) -> np.ndarray | None:
+        """float32 (N,) level of the glare spot fitted to ``readings`` at every sample, or ``None``."""
         mx, my = self._maps(reg)
         px = np.hstack([mx, my])
         n = len(self._space_pts)
+        _, white = self.balance(bgr, reg)
         expected = expected_classes(readings, self._edge_classes)
         trust = np.array([r.confidence for r in readings], np.float32) + 0.05
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
@@ -331,29 +330,27 @@ class BoardReader:
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
         lab, fix = self._prepare(bgr, reg, bgr, None)
-        lab, readings, ll = self._local_pass(lab, fix, cands, *self._classify(lab, fix, cands))
+        lab, readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
         local_done = True
         veil = None
-        white = self.balance(bgr, reg)[1] if self.glare else None  # of the raw samples, for every round
-        linear = to_linear(bgr) if self.glare else None
         for _ in range(GLARE_ROUNDS if self.glare else 0):
             # each round fits the whole spot again to the raw samples, from the last reading
-            new_veil = self._remove_veil(bgr, reg, readings, white)
+            new_veil = self._remove_veil(bgr, reg, readings, cands)
             if new_veil is None:
                 break
             veil = new_veil
-            lab, fix = self._prepare(to_srgb(linear - veil[:, None]), reg, bgr, veil)
-            before, (readings, ll) = readings, self._classify(lab, fix, cands)
+            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil[:, None]), reg, bgr, veil)
+            before, readings = readings, self._classify(lab, fix, cands)
             local_done = False
             if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
                 break  # the same reading gives the same spot
         if not local_done:
-            lab, readings, ll = self._local_pass(lab, fix, cands, readings, ll)
+            lab, readings = self._local_pass(lab, fix, cands, readings)
         evidence = None
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
-            readings = self._pieces_pass(lab, ll, cands, readings, rows, evidence)
+            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
