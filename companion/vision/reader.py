@@ -490,6 +490,11 @@ def changed_spaces(now: np.ndarray, before: np.ndarray, per_space: int) -> np.nd
 RELIT_GAIN = (0.2, 3.0)
 """Range of the light's gain (linear light, now / before) a space may show and still count as
 relit: from a hand's deep shadow to a lamp turned up."""
+RELIT_TINT = 0.12
+"""Largest difference between the log-gains of B, G and R over a space (its light summed per
+channel; about 12 %) a relit space may show: a shadow or a dimmed lamp changes the light's strength, not its colour, while a flat piece
+put down on a flat surface of another colour shifts the channels apart (a grey rock on a green
+board by 0.9).  A shadow tinted by a second lamp of another colour is read again instead."""
 
 
 _PLANE = np.column_stack([np.ones(L.POINTS_PER_SPACE), L.OFFSETS]).astype(np.float32)
@@ -507,7 +512,8 @@ def relit_spaces(now: np.ndarray, before: np.ndarray, rows: np.ndarray) -> np.nd
     on every surface of a space (in linear light, :func:`companion.vision.glare.to_linear`) by
     a gain that varies smoothly across it; a piece put down, taken away or turned changes the
     pattern and the colours instead.  The log-gain per point (mean over B, G, R) is fitted by a
-    plane; the space is relit when the fitted gain lies in :data:`RELIT_GAIN` at every point and
+    plane; the space is relit when B, G and R changed alike (:data:`RELIT_TINT`), the fitted
+    gain lies in :data:`RELIT_GAIN` at every point and
     what it predicts from the committed samples differs from the new ones by no more than
     :data:`companion.vision.change.CHANGE_LEVEL` on all but :data:`CHANGE_FRACTION` of them, as
     for an unchanged space.  (A piece of exactly the board's colour and pattern would pass for
@@ -519,10 +525,13 @@ def relit_spaces(now: np.ndarray, before: np.ndarray, rows: np.ndarray) -> np.nd
     pts = (rows[:, None] * P + np.arange(P)).ravel()
     a, b = to_linear(now[pts]), to_linear(before[pts])
     log_gain = (np.log(a + 1.0) - np.log(b + 1.0)).mean(1).reshape(len(rows), P)
+    # light of the lamp's own colour scales B, G and R alike; a piece of another colour does not
+    tint = np.log((a.reshape(len(rows), P, 3).sum(1) + 1.0) / (b.reshape(len(rows), P, 3).sum(1) + 1.0))
+    neutral = tint.max(1) - tint.min(1) <= RELIT_TINT
     gain = np.exp(log_gain @ _PLANE_FIT.T @ _PLANE.T)  # (n, P): the plane fitted to each space
     predicted = to_srgb((b.reshape(len(rows), P, 3) + 1.0) * gain[..., None] - 1.0)
     moved = (channel_max(np.abs(predicted.reshape(-1, 3) - now[pts])) > CHANGE_LEVEL).reshape(len(rows), P).mean(1)
-    ok = (moved <= CHANGE_FRACTION) & (gain.min(1) >= RELIT_GAIN[0]) & (gain.max(1) <= RELIT_GAIN[1])
+    ok = neutral & (moved <= CHANGE_FRACTION) & (gain.min(1) >= RELIT_GAIN[0]) & (gain.max(1) <= RELIT_GAIN[1])
     return rows[ok]
 
 

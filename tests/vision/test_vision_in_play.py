@@ -184,3 +184,14 @@ def test_light_alone_is_told_from_a_new_piece():
     red = board.copy()
     red[L.CAP] = (40, 40, 200)  # a red meeple's cap over the centre
     assert not len(relit_spaces(red, board, np.arange(1)))
+
+
+def test_a_flat_piece_on_a_flat_surface_is_not_taken_for_light():
+    from companion.vision import layout as L
+    from companion.vision.reader import relit_spaces
+
+    P = L.POINTS_PER_SPACE
+    board = np.tile(np.float32((70, 95, 60)), (P, 1))  # a plain green board, no mottling
+    rock = np.tile(np.float32((120, 120, 120)), (P, 1))  # a plain grey rock covering the whole space
+    assert not len(relit_spaces(rock, board, np.arange(1)))
+    assert not len(relit_spaces(board, rock, np.arange(1)))  # ...and taken away
