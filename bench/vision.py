@@ -27,11 +27,14 @@ misread out of the spaces whose truth holds that kind (a phantom piece counts ag
 read).  Under clipping glare, of the spaces with clipped pixels: read right, reported
 unreadable, and confident misreads (wrong and not reported unreadable).
 
-Timing, with ``cv2.setNumThreads(1)`` on a cached registration: median ms per 1920x1080 frame
-read in full, and per frame "in play" (a tile placed and a meeple moved since the last reading,
-passed as ``previous=`` when ``BoardReader.read`` accepts it), per frame of a still board (new
-sensor noise only), and the ratio to the warp floor
-(remap to 2 px/mm and Lab of the same frame).
+Timing, with ``cv2.setNumThreads(1)`` on a cached registration, every frame made before any
+timing: median ms per 1920x1080 frame read in full, and per frame "in play", read against the
+committed full reading (``previous=``): a tile placed, a meeple moved, a tile placed with a
+meeple moved onto it (1-3 spaces changed; only those spaces are redrawn, the rest of the frame
+is the committed one with new sensor noise, as a fixed camera sees it), a still hand over the
+board, and a still board (new sensor noise only); the ratio of each to the warp floor (remap to
+2 px/mm and Lab of the same frame).  The in-play readings are checked against the truth too.
+Timings are only worth comparing at a load average below 1.5 (printed; run on a quiet machine).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from companion.sim.light import LIGHTS, PROMISED_GLARE, Light, light_preset  # n
 from companion.sim.render import make_camera, random_conditions, render_styled  # noqa: E402
 from companion.sim.render_scene import random_board  # noqa: E402
 from companion.sim.styles import HELD_OUT, STYLES, TABLES  # noqa: E402
+from companion.table.inference import LOW_CONFIDENCE  # noqa: E402
 from companion.tiles import validate  # noqa: E402
 from companion.vision.geometry import load_board, load_tile_codes  # noqa: E402
 from companion.vision.reader import BoardReader  # noqa: E402
@@ -185,18 +189,84 @@ def load_reader_profile(path: Path):
     return load_profile(path)
 
 
-def changed_board(board: dict, geo, codes, rng: np.random.Generator) -> dict:
-    """``board`` a move later: one tile placed on an empty space and one meeple moved onto it."""
-    b = json.loads(json.dumps(board))
-    taken = {tuple(v["at"]) for k in ("tiles", "trees", "substrates") for v in b[k]}
-    taken |= {tuple(r) for r in b["rocks"]} | {tuple(s["at"]) for s in b["spores"].values()}
+def moves_later(board: dict, geo, codes, rng: np.random.Generator) -> list[tuple[str, dict]]:
+    """Boards one move after ``board`` (1-3 spaces changed): (name, board part) for a tile placed
+    on an empty space, a meeple moved to an empty space, and a tile placed with a meeple moved
+    onto it."""
+    taken = {tuple(v["at"]) for k in ("tiles", "trees", "substrates") for v in board[k]}
+    taken |= {tuple(r) for r in board["rocks"]} | {tuple(s["at"]) for s in board["spores"].values()}
+    taken |= {tuple(v) for v in board["meeples"].values()}
     free = [h for h in geo.spaces if h not in taken]
-    if free:
-        h = free[int(rng.integers(len(free)))]
-        b["tiles"].append({"at": list(h), "paths": codes[int(rng.integers(len(codes)))]})
-        if b["meeples"]:
-            b["meeples"][sorted(b["meeples"])[0]] = list(h)
-    return b
+    out = []
+    if not free:
+        return out
+    h = list(free[int(rng.integers(len(free)))])
+    code = codes[int(rng.integers(len(codes)))]
+    b = json.loads(json.dumps(board))
+    b["tiles"].append({"at": h, "paths": code})
+    out.append(("tile placed", b))
+    if board["meeples"]:
+        who = sorted(board["meeples"])[int(rng.integers(len(board["meeples"])))]
+        b = json.loads(json.dumps(board))
+        b["meeples"][who] = list(free[int(rng.integers(len(free)))])
+        out.append(("meeple moved", b))
+        b = json.loads(json.dumps(out[0][1]))
+        b["meeples"][who] = h
+        out.append(("tile placed, meeple onto it", b))
+    return out
+
+
+PLAY_REPEATS = 3
+"""Timed reads of each in-play frame."""
+
+
+def time_in_play(r: dict, reader: BoardReader, reading, image: np.ndarray, board: dict, render_state: dict, geo, codes,
+                 style: str, light, cam, table: str) -> None:
+    """Time reads in play against ``reading``, the committed full reading of ``image`` (a render
+    of ``board`` from ``render_state``), into ``r["play_times"]`` (kind -> ms) and
+    ``r["still_times"]``; count in ``r["play_check"]`` how the in-play readings compare with the truth.
+
+    Every frame is made before any timing.  A later frame keeps the pixels of the spaces nobody
+    touched (:func:`companion.sim.play.later_frame`: only the changed spaces are redrawn, with
+    new sensor noise everywhere), as a fixed camera sees them; a hand frame lays a still hand
+    over the committed board (:func:`companion.sim.play.hand_over`)."""
+    from companion.sim.play import changed_spaces, hand_over, later_frame
+
+    rng = np.random.default_rng(len(r["times"]))
+    frames = [("nothing moved", later_frame(image, image, cam, geo, [], rng), board, [])]
+    for name, after in moves_later(board, geo, codes, rng):
+        redraw = np.random.Generator(np.random.PCG64())
+        redraw.bit_generator.state = render_state  # the same table and board texture as the first frame
+        drawn = render_styled(after, geo, style, light, rng=redraw, size=SIZE, camera=cam, table=table).image
+        changed = changed_spaces(board, after)
+        frames.append((name, later_frame(image, drawn, cam, geo, changed, rng), after, changed))
+    inner = [h for h in geo.spaces if h not in set(map(tuple, geo.outermost))]
+    at = inner[int(rng.integers(len(inner)))]
+    frames.append(("hand over the board", hand_over(later_frame(image, image, cam, geo, [], rng), cam, geo, at, rng), None, []))
+    truth_before = per_space(board, geo.spaces)
+    for name, img, after, changed in frames:
+        times = r["still_times"] if name == "nothing moved" else r["play_times"].setdefault(name, [])
+        cpu = r["cpu"].setdefault("still" if name == "nothing moved" else "play", [])
+        for _ in range(PLAY_REPEATS):
+            t0, c0 = time.perf_counter(), time.process_time()
+            got = reader.read(img, previous=reading)
+            times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+        seen = per_space(got.board, geo.spaces)
+        full = per_space(reader.read(img).board, geo.spaces)
+        if after is None:  # the hand: nothing was placed, the hidden spaces must not change silently
+            r["play_check"]["hand frames"] += 1
+            other = [h for h in geo.spaces if seen[h] != truth_before[h]]
+            r["play_check"]["hand: spaces read other than committed"] += len(other)
+            # the table holds a differing space read below its confidence bar (companion.table.inference)
+            r["play_check"]["hand: of them confident"] += sum(got.confidence[f"{h[0]},{h[1]}"] >= LOW_CONFIDENCE for h in other)
+            continue
+        truth = per_space(after, geo.spaces)
+        r["play_check"]["frames"] += 1
+        r["play_check"]["changed spaces"] += len(changed)
+        r["play_check"]["changed spaces seen right"] += sum(seen[h] == truth[h] for h in changed)
+        r["play_check"]["spaces wrong in play"] += sum(seen[h] != truth[h] for h in geo.spaces)
+        r["play_check"]["spaces wrong read in full"] += sum(full[h] != truth[h] for h in geo.spaces)
 
 
 def group_seed(seed: int, style: str, light: str) -> int:
@@ -216,7 +286,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     profile_path, said, used = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
-         "clip": Counter(), "times": [], "play_times": [], "still_times": [], "floors": [], "calibration": said,
+         "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
+         "calibration": said,
          "photos": (used, len(cal))}
     if profile_path is None:
         r["failed"] = n
@@ -231,6 +302,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
         light = Light(**{**lamp.__dict__, "glare_xy": (float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
                          "glare_radius": float(rng.uniform(60, 160))})
         table = tables[int(rng.integers(3))]
+        render_state = rng.bit_generator.state  # a later frame redraws the board from the same state
         frame = render_styled(board, geo, style, light, rng=rng, size=SIZE, camera=cam, table=table)
         reader = BoardReader(geo, profile=profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes,
                              refine_grid=refine_grid)
@@ -264,37 +336,30 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
         r["spaces"] += len(geo.spaces)
         r["perfect"] += not bad and not unread
         if i < timing_frames:
-            r["times"] += time_reads(reader, frame.image)
+            r["times"] += time_reads(reader, frame.image, cpu=r["cpu"].setdefault("full", []))
             reg = reader.tracker.current
             m1, m2 = rectify_maps(reg, geo, 2.0)
             for _ in range(5):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 cv2.cvtColor(cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR), cv2.COLOR_BGR2Lab)
                 r["floors"].append((time.perf_counter() - t0) * 1000)
+                r["cpu"].setdefault("floor", []).append((time.process_time() - c0) * 1000)
             if previous_ok:
-                # nothing moved: the same view with new sensor noise
-                noise = np.random.default_rng(i).normal(0, 2.0, frame.image.shape)
-                still = np.clip(frame.image + noise, 0, 255).astype(np.uint8)
-                for _ in range(5):
-                    t0 = time.perf_counter()
-                    reader.read(still, previous=reading)
-                    r["still_times"].append((time.perf_counter() - t0) * 1000)
-                after = render_styled(changed_board(board, geo, codes, rng), geo, style, light, rng=rng, size=SIZE,
-                                      camera=cam, table=table)
-                for _ in range(5):
-                    t0 = time.perf_counter()
-                    reader.read(after.image, previous=reading)
-                    r["play_times"].append((time.perf_counter() - t0) * 1000)
+                time_in_play(r, reader, reading, frame.image, board, render_state, geo, codes, style, light, cam, table)
     return r
 
 
-def time_reads(reader: BoardReader, image: np.ndarray, repeats: int = 5) -> list[float]:
+def time_reads(reader: BoardReader, image: np.ndarray, repeats: int = 5, cpu: list | None = None) -> list[float]:
+    """Wall-clock ms of ``repeats`` full reads of ``image`` on a cached registration; the
+    process CPU ms of each are appended to ``cpu``."""
     reader.read(image)  # registration cached from here on
     out = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         reader.read(image)
         out.append((time.perf_counter() - t0) * 1000)
+        if cpu is not None:
+            cpu.append((time.process_time() - c0) * 1000)
     return out
 
 
@@ -350,7 +415,7 @@ def main() -> int:
     lights = [x for x in BENCH_LIGHTS if not args.lights or x in args.lights]
     print(f"board reader bench: {args.n} boards per style and light, {SIZE[0]}x{SIZE[1]}, seed {args.seed}, "
           f"cv2.setNumThreads(1), OpenCV {cv2.__version__}, grid refinement {'off' if args.no_refine_grid else 'on'}, load average {os.getloadavg()[0]:.1f}")
-    times, play, still, floors = [], [], [], []
+    times, play, still, floors, checks, cpu = [], {}, [], [], Counter(), {}
     with tempfile.TemporaryDirectory() as tmp:
         for style in styles:
             held = style == HELD_OUT
@@ -365,9 +430,13 @@ def main() -> int:
                               refine_grid=not args.no_refine_grid)
                 report(r, held)
                 times += r["times"]
-                play += r["play_times"]
+                for kind, ms in r["play_times"].items():
+                    play.setdefault(kind, []).extend(ms)
+                checks += r["play_check"]
                 still += r["still_times"]
                 floors += r["floors"]
+                for kind, ms in r["cpu"].items():
+                    cpu.setdefault(kind, []).extend(ms)
             print(f"  ({time.perf_counter() - t0:.0f} s)")
     load = os.getloadavg()[0]
     if times:
@@ -375,13 +444,30 @@ def main() -> int:
         print(f"time per frame read in full, cached registration: median {med:.1f} ms, p90 {np.percentile(times, 90):.1f} ms "
               f"(target <= 25 ms), load average {load:.1f}")
         if play:
-            print(f"time per frame in play (a tile placed, a meeple moved; previous= reading): median {statistics.median(play):.1f} ms "
-                  f"(target <= 10 ms); in play / floor = {statistics.median(play) / floor:.2f}")
-            print(f"time per frame in play, nothing moved (new sensor noise; previous= reading): median "
-                  f"{statistics.median(still):.1f} ms; / floor = {statistics.median(still) / floor:.2f}")
+            every = [t for ms in play.values() for t in ms]
+            print(f"time per frame in play (1-3 spaces changed since the committed reading, or a hand over the board; "
+                  f"previous= reading): median {statistics.median(every):.1f} ms, p90 {np.percentile(every, 90):.1f} ms "
+                  f"(target <= 10 ms); in play / floor = {statistics.median(every) / floor:.2f}")
+            for kind, ms in play.items():
+                print(f"    {kind:28s} median {statistics.median(ms):5.1f} ms  ({len(ms)} reads)")
+            print(f"    {'nothing moved':28s} median {statistics.median(still):5.1f} ms  (new sensor noise only); "
+                  f"/ floor = {statistics.median(still) / floor:.2f}")
+            c = checks
+            print(f"  in-play readings: {c['changed spaces seen right']} of {c['changed spaces']} changed spaces read right; "
+                  f"spaces wrong {c['spaces wrong in play']} in play vs {c['spaces wrong read in full']} reading the same "
+                  f"{c['frames']} frames in full; hand frames {c['hand frames']}: "
+                  f"{c['hand: spaces read other than committed']} spaces read other than the committed board, "
+                  f"{c['hand: of them confident']} of them with confidence >= {LOW_CONFIDENCE} (not held)")
         else:
             print("time per frame in play: n/a (BoardReader.read takes no previous= reading)")
         print(f"floor (remap undistort+warp to 2 px/mm + Lab of the same frame): median {floor:.1f} ms; reader / floor = {med / floor:.2f}")
+        if cpu:
+            # CPU time of this process: what other work on the machine inflates far less than wall time
+            print("  CPU ms (medians): " + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in cpu.items())
+                  + (f"; in play / floor = {statistics.median(cpu['play']) / statistics.median(cpu['floor']):.2f}"
+                     if "play" in cpu else ""))
+        if load > 1.5:
+            print(f"  the load average ({load:.1f}) is above 1.5: other work shared the cores; re-run when the machine is quiet")
     return 0
 
 

@@ -92,7 +92,8 @@ class LiveTable:
         self.clock = clock
         self.pending: deque[tuple[float, dict[str, Any]]] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
-                      "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0}
+                      "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
+                      "reads_in_play": 0, "last_read_changed": None}
         self.commit_latencies_ms: list[float] = []
         self._last_attempt: dict[str, Any] | None = None
         self._last_uncertain: frozenset = frozenset()
@@ -175,6 +176,10 @@ class LiveTable:
             return
         self.stats["reads"] += 1
         self.stats["last_read_ms"] = (time.perf_counter() - t0) * 1000
+        # read in play: only the spaces changed since the committed reading were read again
+        changed = getattr(reading, "changed", None)
+        self.stats["reads_in_play"] += changed is not None
+        self.stats["last_read_changed"] = changed
         s.set_status("camera", "ok")
         with s.lock:
             pos = s.position

@@ -4,14 +4,16 @@
 tile candidates, intrinsics and (through :class:`~companion.vision.registration.BoardTracker`)
 the registration with its cached sample maps.  :meth:`BoardReader.read` costs one marker
 re-check in small windows, one ``cv2.remap`` of about 5,000 sample points, a Lab conversion of
-those points and the vectorised scoring of :mod:`companion.vision.classify`.  In play (with
-``previous``) the marker re-check is skipped while the markers' patches look as before, and
-only the spaces that changed are scored.
+those points and the vectorised scoring of :mod:`companion.vision.classify`.  The marker
+re-check is skipped while the markers' patches look as when they were last found
+(:class:`~companion.vision.registration.BoardTracker`).  In play (with ``previous``, the last
+committed reading) only the spaces whose samples changed are scored again, and a space whose
+change is only light (a shadow, a lamp dimmed) keeps its reading (:func:`relit_spaces`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -19,6 +21,7 @@ import numpy as np
 
 from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
+from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
@@ -54,12 +57,12 @@ class Reading:
     evidence: np.ndarray | None = None
     changed: int | None = None
     """Spaces read again in an incremental read (``None`` for a full read)."""
-    marker_samples: np.ndarray | None = None
-    """float32 (M * Q, 3) camera BGR on a grid over each corner marker and its white paper: an
-    incremental read whose marker patches have not changed skips the marker re-check."""
     rechecked: bool = True
-    """Whether this frame's markers were looked for again (``False``: their patches had not
-    changed since ``previous``, so its registration was kept without a search)."""
+    """Whether this frame's markers were looked for again (``False``: their patches looked as
+    in the frame they were last found in, so the registration was kept without a search)."""
+    relit: int = 0
+    """Spaces of an incremental read whose samples changed by light alone (:func:`relit_spaces`):
+    they kept their reading."""
 
     def to_json(self) -> dict:
         reg = self.registration.to_json()
@@ -110,9 +113,11 @@ class BoardReader:
         self._marker_ids = [m.id for m in self.geo.markers]
         self._marker_xy = np.array([m.center_mm for m in self.geo.markers], np.float32)
         self._white_pts = (self._marker_xy[:, None, :] + wref[None]).reshape(-1, 2)
-        g = np.linspace(-1.0, 1.0, MARKER_GRID) * (self.geo.marker_size_mm / 2 + 3.0)
-        patch = np.array([(x, y) for y in g for x in g], np.float32)
-        self._patch_pts = (self._marker_xy[:, None, :] + patch[None]).reshape(-1, 2)
+
+    def reset(self) -> None:
+        """Forget the registration (the live loop calls this after a failure): the next frame
+        is registered afresh."""
+        self.tracker.reset()
 
     def candidates_for(self, hand: list[str] | None) -> TileCandidates:
         return tile_candidates(hand) if hand else self._catalogue
@@ -129,15 +134,6 @@ class BoardReader:
             px[:n][cap] = project_raised(reg, self._space_pts[cap], L.CAP_HEIGHT_MM)
             reg.cache["maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
         return reg.cache["maps"]
-
-    def marker_bgr(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
-        """float32 (M * Q, 3) camera BGR on a :data:`MARKER_GRID` square grid over each corner
-        marker and 3 mm of its white paper (Q points per marker, markers in board order)."""
-        if "marker-maps" not in reg.cache:
-            px = reg.to_image(reg.shift_marker_points(self._patch_pts, self._marker_ids)).astype(np.float32)
-            reg.cache["marker-maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
-        mx, my = reg.cache["marker-maps"]
-        return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
 
     def sample_bgr(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
         """float32 (N, 3) camera BGR at every space sample point, then every white reference point."""
@@ -179,7 +175,7 @@ class BoardReader:
         came off), from :func:`clipped_log_likelihood`: (sample indices, (n, K)) or ``None``."""
         lab, white = self.balance(bgr, reg)
         n = len(self._space_pts)
-        idx = np.flatnonzero(raw[:n].max(1) >= SATURATED)
+        idx = np.flatnonzero(channel_max(raw[:n]) >= SATURATED)
         if not len(idx):
             return lab, None
         p = self.profile
@@ -190,7 +186,9 @@ class BoardReader:
         # with learned pieces the meeples are decided afterwards from their own evidence
         # (_pieces_pass), so the pieces are first read as if no meeple stood anywhere
         meeple = np.full(len(lab), -1) if self.profile.pieces is not None else None
-        return classify(self._log_likelihood(lab, fix), cands, lab, self.profile, meeple)
+        # kept for _pieces_pass: every new Lab of a full read is classified before it is used
+        self._ll = self._log_likelihood(lab, fix)
+        return classify(self._ll, cands, lab, self.profile, meeple)
 
     def _local_pass(self, lab: np.ndarray, fix, cands: TileCandidates,
                     readings: list[SpaceReading]) -> tuple[np.ndarray, list[SpaceReading]]:
@@ -233,8 +231,9 @@ class BoardReader:
         """
         model = self.profile.pieces
         players = list(PLAYERS)
+        features = _SymbolFeatures(lab)
         # before the meeples are decided: a whole piece matching a learned one is trusted
-        readings = self._tokens(lab, readings, np.zeros(len(readings), bool))
+        readings = self._tokens(features, readings, np.zeros(len(readings), bool))
         spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
@@ -250,10 +249,10 @@ class BoardReader:
             again = classify(ll[changed], cands, lab[changed], self.profile, meeple[changed])
             for i, s in enumerate(changed):
                 readings[s] = again[i]
-        readings = self._tokens(lab, readings, owner >= 0)
+        readings = self._tokens(features, readings, owner >= 0)
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
-            feat = symbol_features(lab[sp])
+            feat = features(sp)
             used, sconf = model.spore_side(feat, np.array([players.index(readings[s].player) for s in sp]),
                                            owner[sp] >= 0)
             for i, s in enumerate(sp):
@@ -263,9 +262,10 @@ class BoardReader:
             r.confidence = min(r.confidence, float(mconf[s]))
         return readings
 
-    def _tokens(self, lab: np.ndarray, readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
+    def _tokens(self, features: "_SymbolFeatures", readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
         """The round pieces (spores, substrates) told apart by their learned look (symbol,
-        texture: :func:`companion.vision.pieces.nearest_token`), not by one colour."""
+        texture: :func:`companion.vision.pieces.nearest_token`), not by one colour;
+        ``features``: the symbol features of the spaces being read."""
         model = self.profile.pieces
         tok = [s for s, r in enumerate(readings) if r.kind in ("spore", "wood", "soil") and not covered[s]]
         if not tok or model.substrate is None:
@@ -273,7 +273,7 @@ class BoardReader:
         readings = list(readings)
         # only a whole piece, no meeple on it, that matches a learned one well overrules the
         # colours (under a meeple a thin outer ring is too little)
-        best, tconf, dist = nearest_token(model, symbol_features(lab[tok]), np.zeros(len(tok), bool))
+        best, tconf, dist = nearest_token(model, features(tok), np.zeros(len(tok), bool))
         for i, s in enumerate(tok):
             kind, player, _ = TOKEN_KINDS[best[i]]
             r = readings[s]
@@ -308,35 +308,27 @@ class BoardReader:
 
         ``hand``: tile type codes that can appear (all rotations); ``previous``: the last
         committed reading of this camera.  With it, a space whose samples have not changed
-        (:func:`changed_spaces`) keeps its reading, and only the changed ones are read again,
-        under the glare spot of ``previous``; a changed space that reads as before keeps its
-        previous reading.  Raises BoardNotFoundError when the board can't be registered,
-        UnreadableImageError for a frame of the wrong shape or type.
+        (:func:`companion.vision.change.changed_groups`), or changed by light alone
+        (:func:`relit_spaces`), keeps its reading; only the others are read again, under the
+        glare spot of ``previous``, and one that reads as before keeps its previous reading.
+        Raises BoardNotFoundError when the board can't be registered, UnreadableImageError for
+        a frame of the wrong shape or type, FrameQualityError for a frame without usable colour.
         """
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise UnreadableImageError("frame must be a BGR uint8 image of shape (h, w, 3)")
-        still = None
-        if (previous is not None and previous.marker_samples is not None and previous.registration is self.tracker.current
-                and previous.registration.image_size == (frame.shape[1], frame.shape[0])):
-            # markers that look exactly as before are where they were: no search needed
-            still = self.marker_bgr(frame, previous.registration)
-            if len(changed_spaces(still, previous.marker_samples, MARKER_GRID * MARKER_GRID)):
-                still = None
-        reg = previous.registration if still is not None else self.tracker.register(frame)
-        markers = still if still is not None else self.marker_bgr(frame, reg)
+        reg = self.tracker.register(frame)
+        searched = self.tracker.last_event != "still"
         bgr = self.sample_bgr(frame, reg)
         cands = self.candidates_for(hand)
         if (previous is not None and previous.registration is reg and previous.samples is not None
                 and previous.samples.shape == bgr.shape):
             n = len(self._space_pts)
-            rows = changed_spaces(bgr[:n], previous.samples[:n], L.POINTS_PER_SPACE)
-            if still is None or len(rows) > RECHECK_FRACTION * len(self.geo.spaces):
+            rows = changed_groups(bgr[:n], previous.samples[:n], L.POINTS_PER_SPACE)
+            if searched or len(rows) > RECHECK_FRACTION * len(self.geo.spaces):
                 check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
-            reading = self._read_changes(bgr, reg, cands, previous, rows)
-            # while the markers go unchecked their reference stays the frame they were last found
-            # in, so a slow drift adds up against it instead of hiding in small steps
-            reading.marker_samples = markers if still is None else previous.marker_samples
-            reading.rechecked = still is None
+            relit = relit_spaces(bgr[:n], previous.samples[:n], rows)
+            reading = self._read_changes(bgr, reg, cands, previous, np.setdiff1d(rows, relit))
+            reading.rechecked, reading.relit = searched, len(relit)
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
         lab, fix = self._prepare(bgr, reg, bgr, None)
@@ -360,7 +352,7 @@ class BoardReader:
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
-            readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence)
+            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -368,7 +360,7 @@ class BoardReader:
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil)
         reading = self._reading(readings, reg, bgr, veil, evidence)
-        reading.marker_samples = markers
+        reading.rechecked = searched
         return reading
 
     def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
@@ -395,7 +387,7 @@ class BoardReader:
         lab, white = self._balance_rows(corrected, reg, rows)
         ll = self.profile.log_likelihood(lab)
         raw = sub[:len(pts)]
-        clipped = np.flatnonzero(raw.max(1) >= SATURATED)
+        clipped = np.flatnonzero(channel_max(raw) >= SATURATED)
         if len(clipped):
             p = self.profile
             ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
@@ -410,7 +402,8 @@ class BoardReader:
             r = new[i]
             was = old[s]
             if (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (was.kind, was.code, was.player, was.used, was.slots, was.meeple):
-                continue  # read as before: keep the committed reading
+                readings[s] = replace(was)  # read as before: keep the committed reading (a copy: glare may mark it)
+                continue
             readings[s] = r
         # unchanged spaces keep their committed appearance, changed ones take the new one
         samples = previous.samples.copy()
@@ -429,7 +422,7 @@ class BoardReader:
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
         ones become unreadable too: there the veil lifts every surface and nothing is sure."""
         n = len(self._space_pts)
-        frac = (bgr[:n].max(1) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
+        frac = (channel_max(bgr[:n]) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
         core = np.flatnonzero(frac >= CLIPPED_CORE)
         hexes = np.array(self.geo.spaces)
         glared = np.zeros(len(hexes), bool)
@@ -466,18 +459,10 @@ class BoardReader:
         return self._labels.get(tuple(at), f"({at[0]},{at[1]})")
 
 
-MARKER_GRID = 9
-"""Points per side of the grid sampled over each corner marker to tell whether it moved: 9
-points over 50 mm put one every 6 mm, so a shift of a fraction of a cell moves the samples on
-the black and white edges well past :data:`CHANGE_LEVEL`."""
 RECHECK_FRACTION = 0.25
 """With the markers unchanged, the frame checks (:func:`companion.vision.check.check_frame`) run
 again only when more than this share of the spaces changed: their figures are shares of the
 whole board, which a few changed spaces can't move from usable to unusable."""
-CHANGE_LEVEL = 24.0
-"""8-bit level by which a sample must differ from the committed frame to count as changed."""
-CHANGE_FRACTION = 0.05
-"""Fraction of a space's samples that must change for the space to be read again."""
 GLARE_MIN_LEVEL = 6.0
 """Fitted glare (linear levels of 255, :data:`companion.vision.glare.MIN_AMPLITUDE`) from which
 a space counts as under the spot."""
@@ -500,10 +485,72 @@ GLARE_HALO = 2
 
 def changed_spaces(now: np.ndarray, before: np.ndarray, per_space: int) -> np.ndarray:
     """int (n,) indices of the spaces whose samples changed: float32 (S * per_space, 3) camera
-    BGR now and before; a space changed when more than :data:`CHANGE_FRACTION` of its samples
-    moved by more than :data:`CHANGE_LEVEL` in some channel (noise and JPEG stay below)."""
-    moved = (np.abs(now - before).max(1) > CHANGE_LEVEL).reshape(-1, per_space).mean(1)
-    return np.flatnonzero(moved > CHANGE_FRACTION)
+    BGR now and before (:func:`companion.vision.change.changed_groups`)."""
+    return changed_groups(now, before, per_space)
+
+
+RELIT_GAIN = (0.2, 3.0)
+"""Range of the light's gain (linear light, now / before) a space may show and still count as
+relit: from a hand's deep shadow to a lamp turned up."""
+RELIT_TINT = 0.12
+"""Largest difference between the log-gains of B, G and R over a space (its light summed per
+channel; about 12 %) a relit space may show: a shadow or a dimmed lamp changes the light's strength, not its colour, while a flat piece
+put down on a flat surface of another colour shifts the channels apart (a grey rock on a green
+board by 0.9).  A shadow tinted by a second lamp of another colour is read again instead."""
+
+
+_PLANE = np.column_stack([np.ones(L.POINTS_PER_SPACE), L.OFFSETS]).astype(np.float32)
+"""float32 (P, 3): [1, x, y] at each sample point of a space (offsets in hex sizes)."""
+_PLANE_FIT = np.linalg.pinv(_PLANE).astype(np.float32)
+"""float32 (3, P): least-squares plane coefficients from values at a space's points."""
+
+
+def relit_spaces(now: np.ndarray, before: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """int (m,) the spaces of ``rows`` whose samples changed by light alone.
+
+    ``now``, ``before``: float32 (S * P, 3) camera BGR of every space's P points
+    (:data:`companion.vision.layout.OFFSETS`) in this frame and in the committed one; ``rows``:
+    int (n,) the spaces to look at.  A shadow or a dimmed lamp multiplies the light
+    on every surface of a space (in linear light, :func:`companion.vision.glare.to_linear`) by
+    a gain that varies smoothly across it; a piece put down, taken away or turned changes the
+    pattern and the colours instead.  The log-gain per point (mean over B, G, R) is fitted by a
+    plane; the space is relit when B, G and R changed alike (:data:`RELIT_TINT`), the fitted
+    gain lies in :data:`RELIT_GAIN` at every point and
+    what it predicts from the committed samples differs from the new ones by no more than
+    :data:`companion.vision.change.CHANGE_LEVEL` on all but :data:`CHANGE_FRACTION` of them, as
+    for an unchanged space.  (A piece of exactly the board's colour and pattern would pass for
+    light: none of the game's does.)
+    """
+    if not len(rows):
+        return rows
+    P = L.POINTS_PER_SPACE
+    pts = (rows[:, None] * P + np.arange(P)).ravel()
+    a, b = to_linear(now[pts]), to_linear(before[pts])
+    log_gain = (np.log(a + 1.0) - np.log(b + 1.0)).mean(1).reshape(len(rows), P)
+    # light of the lamp's own colour scales B, G and R alike; a piece of another colour does not
+    tint = np.log((a.reshape(len(rows), P, 3).sum(1) + 1.0) / (b.reshape(len(rows), P, 3).sum(1) + 1.0))
+    neutral = tint.max(1) - tint.min(1) <= RELIT_TINT
+    gain = np.exp(log_gain @ _PLANE_FIT.T @ _PLANE.T)  # (n, P): the plane fitted to each space
+    predicted = to_srgb((b.reshape(len(rows), P, 3) + 1.0) * gain[..., None] - 1.0)
+    moved = (channel_max(np.abs(predicted.reshape(-1, 3) - now[pts])) > CHANGE_LEVEL).reshape(len(rows), P).mean(1)
+    ok = neutral & (moved <= CHANGE_FRACTION) & (gain.min(1) >= RELIT_GAIN[0]) & (gain.max(1) <= RELIT_GAIN[1])
+    return rows[ok]
+
+
+class _SymbolFeatures:
+    """Symbol features (:func:`companion.vision.pieces.symbol_features`) of the spaces of one
+    Lab array (S, P, 3), computed once per space however often they are asked for."""
+
+    def __init__(self, lab: np.ndarray):
+        self.lab = lab
+        self.rows: dict[int, np.ndarray] = {}
+
+    def __call__(self, idx) -> np.ndarray:
+        """float32 (len(idx), 3, 5) features of the spaces ``idx``."""
+        missing = [int(i) for i in idx if int(i) not in self.rows]
+        if missing:
+            self.rows.update(zip(missing, symbol_features(self.lab[missing])))
+        return np.stack([self.rows[int(i)] for i in idx])
 
 
 def assemble_board(spaces: dict[tuple[int, int], SpaceReading]) -> tuple[dict, dict[str, float]]:

@@ -246,3 +246,18 @@ def test_a_driver_that_hangs_on_reopen_stops_the_companion_with_its_reason():
     assert status == 1 and time.monotonic() - t0 < 10
     assert "did not finish in" in live.stopped_because and "driver hangs" in live.stopped_because
     assert session.status["camera"] == "failed"
+
+
+def test_after_the_first_commit_the_table_reads_only_what_changed():
+    sim, before, after = rendered_game()
+    live = sim.live
+    src = QueueSource(maxsize=64)
+    hand = after.copy()
+    _hands(hand, 1, np.random.default_rng(3))
+    for img in [before] * 5 + [hand] + [after] * 5:
+        src.push(Frame(img, 100.0 * src.q.qsize()))
+    src.push(None)
+    live.camera_loop(src)
+    assert [e.move["action"] for e in sim.session.game.events] == ["spore"]
+    assert live.stats["reads"] >= 2 and live.stats["reads_in_play"] == live.stats["reads"] - 1
+    assert 1 <= live.stats["last_read_changed"] <= 3  # the spore's space (and a neighbour its edge reaches)

@@ -42,7 +42,12 @@ def test_registration_is_reused_then_redone_when_the_board_is_bumped(geo):
     assert sorted(first.registration.markers_px) == [0, 1, 2, 3]
 
     reader.read(frame.image)
-    assert reader.tracker.last_event == "cached"
+    assert reader.tracker.last_event == "still"  # the markers look as before: no search at all
+    shaded = frame.image.copy()
+    x, y = np.round(first.registration.markers_px[1].mean(0)).astype(int)
+    shaded[y - 40:y + 40, x - 40:x + 40] = (shaded[y - 40:y + 40, x - 40:x + 40] * 0.6).astype(np.uint8)
+    reader.read(shaded)
+    assert reader.tracker.last_event == "cached"  # a shadow over a marker: looked for, found in place
 
     bumped_cond = mild(offset_mm=(25.0, -12.0), board_rotation_deg=9.0)
     bumped, _ = shoot(BOARD, geo, bumped_cond, camera=make_camera(geo, bumped_cond, SIZE))
