@@ -22,7 +22,8 @@ from companion.vision import layout as L
 from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
-from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings, to_linear, to_srgb
+from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
+                                   to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
 from companion.vision.pieces import TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token, symbol_features
@@ -40,7 +41,7 @@ class Reading:
     """``board``: board part of a position; ``confidence``: "q,r" -> [0, 1]; ``spaces``: raw
     readings; ``unreadable``: "q,r" -> the reason a space could not be read (its confidence is
     0 and its piece in ``board`` is a guess).  ``samples`` (float32 (N, 3) camera BGR at every
-    sample point), ``veil`` (float32 (N,) glare removed, linear levels, or ``None``) and
+    sample point), ``veil`` (float32 (N, 3) BGR glare removed, linear levels, or ``None``) and
     ``evidence`` (float32 (S, 4) meeple evidence, or ``None``) let the next frame be read
     incrementally (:meth:`BoardReader.read` with ``previous``)."""
 
@@ -173,7 +174,7 @@ class BoardReader:
     def _prepare(self, bgr: np.ndarray, reg: Registration, raw: np.ndarray,
                  veil: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         """White-balanced Lab (S, P, 3) of the samples ``bgr`` (N, 3), and the scores of the
-        space samples clipped in ``raw`` (the camera's samples before the glare ``veil`` (N,)
+        space samples clipped in ``raw`` (the camera's samples before the glare ``veil`` (N, 3)
         came off), from :func:`clipped_log_likelihood`: (sample indices, (n, K)) or ``None``."""
         lab, white = self.balance(bgr, reg)
         n = len(self._space_pts)
@@ -208,16 +209,19 @@ class BoardReader:
 
     def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
                      cands: TileCandidates) -> np.ndarray | None:
-        """float32 (N,) level of the glare spot fitted to ``readings`` at every sample, or ``None``."""
+        """float32 (N, 3) BGR glare (linear levels) of the spot fitted to ``readings`` at every
+        sample, in the lamp's colour (:func:`~companion.vision.glare.white_tint`), or ``None``."""
         mx, my = self._maps(reg)
         px = np.hstack([mx, my])
         n = len(self._space_pts)
         _, white = self.balance(bgr, reg)
         expected = expected_classes(readings, self._edge_classes)
         trust = np.array([r.confidence for r in readings], np.float32) + 0.05
+        tint = white_tint(bgr[n:])
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
-                                      px[:n][:: L.POINTS_PER_SPACE], trust)
-        return None if veil is None else veil.at(px)
+                                      px[:n].reshape(len(readings), L.POINTS_PER_SPACE, 2), trust,
+                                      alternative_classes(readings), tint)
+        return None if veil is None else veil.at(px)[:, None] * tint[None, :]
 
     def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
                      rows: np.ndarray, evidence: np.ndarray) -> list[SpaceReading]:
@@ -347,7 +351,7 @@ class BoardReader:
             if new_veil is None:
                 break
             veil = new_veil
-            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil[:, None]), reg, bgr, veil)
+            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil), reg, bgr, veil)
             before, readings = readings, self._classify(lab, fix, cands)
             local_done = False
             if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
@@ -389,7 +393,7 @@ class BoardReader:
         white_pts = np.arange(n, len(bgr))
         take = np.r_[pts, white_pts]
         sub = bgr[take]
-        corrected = sub if veil is None else to_srgb(to_linear(sub) - veil[take][:, None])
+        corrected = sub if veil is None else to_srgb(to_linear(sub) - veil[take].reshape(len(take), -1))
         lab, white = self._balance_rows(corrected, reg, rows)
         ll = self.profile.log_likelihood(lab)
         raw = sub[:len(pts)]
@@ -420,7 +424,7 @@ class BoardReader:
                     halo: bool = False, veil: np.ndarray | None = None) -> None:
         """Spaces where the camera clips and the reading is unsure become unreadable, with a
         reason: from :data:`CLIPPED_UNREADABLE` of clipped points under a glare spot (the fitted
-        ``veil``, float32 (N,) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
+        ``veil``, float32 (N,) or (N, 3) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
         more, or it lies within :data:`GLARE_HALO` of a space with :data:`CLIPPED_GLARE` of its
         points clipped), elsewhere from
         :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped
