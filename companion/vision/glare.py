@@ -76,6 +76,9 @@ class Veil:
     sigma_minor: float | None = None
     angle: float = 0.0
     falloff: float | None = None
+    colour: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    """BGR colour of the reflection in linear light, mean 1 (the veil in channel c is
+    ``colour[c] * at(...)``)."""
 
     def at(self, pts_px: np.ndarray) -> np.ndarray:
         """float32 (n,) veil level at float32 (n, 2) image points."""
@@ -295,7 +298,10 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     centre, s1, s2, angle, a, cost, falloff = min(fits, key=lambda f: f[5])
     if a < MIN_AMPLITUDE or cost > ACCEPT_COST * cost0:
         return None
-    return Veil((float(centre[0]), float(centre[1])), float(s1), float(a), float(s2), float(angle), falloff)
+    veil = Veil((float(centre[0]), float(centre[1])), float(s1), float(a), float(s2), float(angle), falloff)
+    # the reflection has the lamp's colour, rendered by the camera as it renders the paper
+    veil.colour = tuple(float(v) for v in tint)
+    return veil
 
 
 def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:

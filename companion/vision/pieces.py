@@ -235,7 +235,8 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     return ev.astype(np.float32)
 
 
-def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE) -> tuple[np.ndarray, np.ndarray]:
+def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE,
+                   doubtful: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Place at most one meeple per player and one per space, jointly.
 
     ``evidence``: float (S, 4).  Returns (player index per space int (S,), -1 for none;
@@ -243,12 +244,17 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     ``scipy.optimize.linear_sum_assignment``; a player is left off the board where no space
     gives :data:`MEEPLE_MIN_EVIDENCE`, unless its best space beats every other by
     :data:`CLEAR_MARGIN` and reaches :data:`WEAK_EVIDENCE`.  Confidence grows with the margin to the threshold and
-    to the runner-up space of that player.
+    to the runner-up space of that player.  ``doubtful``: bool (S,) spaces whose evidence is
+    unreliable (under a glare spot the veil lifts every colour towards every meeple's): there
+    a meeple needs :data:`MEEPLE_MIN_EVIDENCE` in full, and their evidence is no runner-up
+    that would keep a clear winner elsewhere off the board.
     """
     from scipy.optimize import linear_sum_assignment
 
     S, P = evidence.shape
     big = 1e6
+    if doubtful is not None and np.any(doubtful):
+        evidence = np.where(np.asarray(doubtful)[:, None] & (evidence < min_evidence), -big, evidence)
     cost = np.full((P, S + P), big)
     cost[:, :S] = -evidence.T
     second = -np.sort(-evidence, axis=0)[1] if S > 1 else np.full(P, -big)

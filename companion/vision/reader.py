@@ -210,7 +210,8 @@ class BoardReader:
     def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
                      cands: TileCandidates) -> np.ndarray | None:
         """float32 (N, 3) BGR glare (linear levels) of the spot fitted to ``readings`` at every
-        sample, in the lamp's colour (:func:`~companion.vision.glare.white_tint`), or ``None``."""
+        sample, in the reflection's colour (measured under the spot; the lamp's colour,
+        :func:`~companion.vision.glare.white_tint`, where too little shows), or ``None``."""
         mx, my = self._maps(reg)
         px = np.hstack([mx, my])
         n = len(self._space_pts)
@@ -221,15 +222,16 @@ class BoardReader:
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
                                       px[:n].reshape(len(readings), L.POINTS_PER_SPACE, 2), trust,
                                       alternative_classes(readings), tint)
-        return None if veil is None else veil.at(px)[:, None] * tint[None, :]
+        return None if veil is None else veil.at(px)[:, None] * np.array(veil.colour, np.float32)[None, :]
 
     def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
-                     rows: np.ndarray, evidence: np.ndarray) -> list[SpaceReading]:
+                     rows: np.ndarray, evidence: np.ndarray, veil: np.ndarray | None = None) -> list[SpaceReading]:
         """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`).
 
         ``lab``, ``ll``: samples and log-likelihoods of the spaces ``rows`` (int (n,)), whose
         readings are ``readings``; ``evidence``: float32 (S, 4) meeple evidence of every space,
-        updated in place for ``rows``.  Meeples are assigned jointly over all spaces, the
+        updated in place for ``rows``; ``veil``: float32 (N, 3) glare removed, or ``None`` (a
+        space under the spot needs strong meeple evidence).  Meeples are assigned jointly over all spaces, the
         spaces whose meeple changed are read again with it, spore sides by distance to the
         learned sides.  Returns the readings of ``rows``.
         """
@@ -242,7 +244,8 @@ class BoardReader:
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat)
-        owner_all, mconf_all = assign_meeples(evidence)
+        glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
+        owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -362,7 +365,7 @@ class BoardReader:
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
-            readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence)
+            readings = self._pieces_pass(lab, self._log_likelihood(lab, fix), cands, readings, rows, evidence, veil)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -406,7 +409,7 @@ class BoardReader:
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
-            new = self._pieces_pass(lab, ll, cands, new, rows, evidence)
+            new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]

@@ -191,3 +191,19 @@ def test_round_pieces_are_told_apart_by_their_learned_look():
     best, conf, dist = nearest_token(model, symbol_features(np.concatenate([used, soil, wood])), np.zeros(3, bool))
     assert [TOKEN_KINDS[b] for b in best] == [("spore", "blue", True), ("soil", None, None), ("wood", None, None)]
     assert (dist < 0.5).all() and (conf > 0.5).all()
+
+
+def test_weak_meeple_evidence_under_a_glare_spot_neither_takes_nor_blocks_a_meeple():
+    # under the spot every colour is lifted towards every meeple's: a glared space's weak
+    # evidence must not win a meeple, nor stand as the runner-up that keeps the real one (a
+    # clear winner elsewhere) off the board
+    ev = np.full((6, 4), -8.0)
+    ev[0, 0] = -2.4  # the real blue meeple, in the shade of a tall tile
+    ev[4, 0] = -1.3  # a glared space, lifted towards blue
+    glared = np.array([False, False, False, False, True, False])
+    assert assign_meeples(ev)[0][0] == -1  # without knowing the glare, blue is lost
+    owner, _ = assign_meeples(ev, doubtful=glared)
+    assert owner[0] == 0 and owner[4] == -1
+    strong = ev.copy()
+    strong[4, 1] = 2.5  # a meeple under the spot with strong evidence still counts
+    assert assign_meeples(strong, doubtful=glared)[0][4] == 1
