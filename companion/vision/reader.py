@@ -26,7 +26,8 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
                                    to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
-from companion.vision.pieces import TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token, symbol_features
+from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, covered_spore, meeple_evidence, nearest_token,
+                                    symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
@@ -256,6 +257,8 @@ class BoardReader:
             for i, s in enumerate(changed):
                 readings[s] = again[i]
         readings = self._tokens(lab, readings, owner >= 0)
+        if len(rows) == len(evidence):
+            readings = self._covered_spores(lab, readings, owner)
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
             feat = symbol_features(lab[sp])
@@ -266,6 +269,36 @@ class BoardReader:
                 readings[s].confidence = min(readings[s].confidence, float(sconf[i]))
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
+        return readings
+
+    def _covered_spores(self, lab: np.ndarray, readings: list[SpaceReading], owner: np.ndarray) -> list[SpaceReading]:
+        """A player's spore hidden under its own meeple, when no spore of that player was read
+        elsewhere: read as another player's spore, it is the meeple's own (a meeple never stands
+        on another player's spore, rulebook 5.b, docs/rules.md); read as an empty space, the
+        learned look around a meeple on its spore (:func:`companion.vision.pieces.covered_spore`)
+        decides.  ``owner``: int (S,) player index of the meeple on each space of a full reading
+        (-1 none)."""
+        players = list(PLAYERS)
+        readings = list(readings)
+        spores = [r.player for r in readings if r.kind == "spore"]
+        empty = []
+        for s in np.flatnonzero(owner >= 0):
+            r, p = readings[s], players[owner[s]]
+            if p in spores:
+                continue
+            if r.kind == "spore" and r.player != p and spores.count(r.player) == 1:
+                continue  # the colour is another player's whose only spore it would be
+            if r.kind == "spore":
+                readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5)
+            elif r.kind == "empty":
+                empty.append(s)
+        if empty:
+            on, conf = covered_spore(self.profile.pieces, symbol_features(lab[empty]), owner[empty])
+            for i, s in enumerate(empty):
+                if on[i]:
+                    r = readings[s]
+                    readings[s] = SpaceReading("spore", player=players[owner[s]], meeple=r.meeple,
+                                               confidence=min(r.confidence, float(conf[i])))
         return readings
 
     def _tokens(self, lab: np.ndarray, readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
