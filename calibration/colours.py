@@ -198,6 +198,7 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
     meeple_std = np.zeros((4, 3), np.float32)
     meeple_rings = np.full((4, 3, STATS), np.nan, np.float32)
     spore = np.full((4, 2, 3, STATS), np.nan, np.float32)
+    on_spore = np.full((4, 3, STATS), np.nan, np.float32)
     summary: dict = {"meeples": {}, "spores": {}}
     for p_i, p in enumerate(PLAYERS):
         px, rings = [], []
@@ -217,15 +218,21 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
         if rings:
             meeple_rings[p_i] = np.mean(rings, axis=0)
         sides: dict[int, list] = {0: [], 1: []}
+        covered = []
         for lab, lay in zip(labs, lays):
             sp = lay.get("spores", {}).get(p)
+            if sp is not None and lay.get("meeples", {}).get(p) == sp["at"]:
+                # a covered spore shows little of its side, but its chip around the meeple
+                covered.append(symbol_features(lab[index[(int(sp["at"][0]), int(sp["at"][1]))]][None])[0])
             if sp is None or lay.get("meeples", {}).get(p) == sp["at"]:
-                continue  # a covered spore shows little of its side
+                continue
             s = index[(int(sp["at"][0]), int(sp["at"][1]))]
             sides[int(bool(sp["used"]))].append(symbol_features(lab[s:s + 1])[0])
         for k in (0, 1):
             if sides[k]:
                 spore[p_i, k] = np.mean(sides[k], axis=0)
+        if covered:
+            on_spore[p_i] = np.mean(covered, axis=0)
     if np.isnan(meeple_rings).any():
         raise VisionError("the calibration layouts need every meeple once on an empty space (layout 1 has them)")
     if np.isnan(spore[:, 0]).any():
@@ -237,7 +244,8 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
                  and list(sub["at"]) not in [list(v) for v in lay.get("meeples", {}).values()]]
         if feats:
             substrate[k] = np.mean(feats, axis=0)
-    model = PieceModel(meeple_mean, meeple_std, meeple_rings, spore, None if np.isnan(substrate).any() else substrate)
+    model = PieceModel(meeple_mean, meeple_std, meeple_rings, spore, None if np.isnan(substrate).any() else substrate,
+                       None if np.isnan(on_spore).any() else on_spore)
     for p_i, p in enumerate(PLAYERS):
         d_core = float(z_distance(spore[p_i, 0][None], meeple_rings[p_i], slice(0, 1))[0])
         summary["meeples"][p] = {"lab": [round(float(v), 1) for v in meeple_mean[p_i]],

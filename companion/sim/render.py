@@ -292,6 +292,7 @@ MEEPLE_PROFILES: dict[str, tuple[tuple[float, float], ...]] = {
     "round_cap": ((0.0, 0.75), (0.1, 0.75), (0.12, 0.45), (0.5, 0.4), (0.55, 0.6), (0.65, 0.72), (0.78, 0.75), (0.9, 0.62),
                   (0.97, 0.4), (1.0, 0.15)),
     "cylinder": ((0.0, 0.75), (1.0, 0.75), (1.0, 0.72)),
+    "cone": ((0.0, 1.0), (0.68, 0.32), (0.72, 0.45), (0.82, 0.55), (0.93, 0.45), (1.0, 0.15)),
 }
 """Meeple silhouettes of revolution: (height, radius) from the table up, as fractions of the
 meeple's height and of its radius (about 0.3 hex, :data:`companion.sim.styles.DOCUMENTED`)."""

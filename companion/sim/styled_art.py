@@ -73,6 +73,16 @@ def _polyline(cv: Canvas, pts_mm: list[tuple[float, float]], width_mm: float, co
     cv.disc(pts_mm[-1], width_mm / 2, colour)
 
 
+def _wedge(cv: Canvas, a, b, width_a: float, width_b: float, colour) -> None:
+    """A straight stroke from ``a`` (``width_a`` mm wide) narrowing to ``b`` (``width_b`` mm)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    n = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / n, dx / n
+    cv.poly([(a[0] + nx * width_a / 2, a[1] + ny * width_a / 2), (b[0] + nx * width_b / 2, b[1] + ny * width_b / 2),
+             (b[0] - nx * width_b / 2, b[1] - ny * width_b / 2), (a[0] - nx * width_a / 2, a[1] - ny * width_a / 2)], colour)
+    cv.disc(b, width_b / 2, colour)
+
+
 def _bezier(a, ctrl, b, n: int = 16) -> list[tuple[float, float]]:
     t = np.linspace(0, 1, n)[:, None]
     p = (1 - t) ** 2 * np.array(a) + 2 * (1 - t) * t * np.array(ctrl) + t**2 * np.array(b)
@@ -122,6 +132,11 @@ def draw_tile(cv: Canvas, c: tuple[float, float], s: float, code: str, st: Style
                 strokes.append(_bezier(p, inward, hub))
             else:
                 strokes.append([p, hub])
+        if st.path_shape == "tapered":
+            # wide where the path leaves the tile, narrowing to a small hub
+            for pts in strokes:
+                _wedge(cv, pts[0], pts[-1], 1.25 * width, 0.45 * width, col[path.color])
+            continue
         if st.path_shape == "outlined":
             for pts in strokes:
                 _polyline(cv, pts, width, col["outline"])
@@ -187,6 +202,14 @@ def draw_substrate(cv: Canvas, c, s: float, kind: str, st: Style, size: Sizes, r
             half = math.sqrt(max(0.0, 1 - off**2)) * 0.85 * r
             m = (c[0] - uy * off * r, c[1] + ux * off * r)
             cv.band((m[0] - ux * half, m[1] - uy * half), (m[0] + ux * half, m[1] + uy * half), 0.05 * s, mark)
+    elif tex == "hatch":
+        a = rng.uniform(0, math.pi / 2)
+        for turn in (0.0, math.pi / 2):
+            ux, uy = math.cos(a + turn), math.sin(a + turn)
+            for off in np.linspace(-0.7, 0.7, 5):
+                half = math.sqrt(max(0.0, 1 - off**2)) * 0.9 * r
+                m = (c[0] - uy * off * r, c[1] + ux * off * r)
+                cv.band((m[0] - ux * half, m[1] - uy * half), (m[0] + ux * half, m[1] + uy * half), 0.03 * s, mark)
     elif tex == "rings":
         for k in (0.35, 0.65):
             cv2.circle(cv.img, cv.pt(*c), cv.length(k * r), mark, max(1, int(0.04 * s * cv.ppm)), cv2.LINE_AA, cv.SHIFT)
@@ -215,7 +238,12 @@ def draw_spore(cv: Canvas, c, s: float, player: str, used: bool, st: Style, size
         d1, d2 = (arm * (ca - sa), arm * (sa + ca)), (arm * (ca + sa), arm * (sa - ca))
         a1 = ((c[0] - d1[0], c[1] - d1[1]), (c[0] + d1[0], c[1] + d1[1]))
         a2 = ((c[0] - d2[0], c[1] - d2[1]), (c[0] + d2[0], c[1] + d2[1]))
-        if st.spore_used == "outlined_x":
+        if st.spore_used == "bar":
+            # one dark bar across the chip, at the chip's turn
+            half = 0.8 * chip
+            cv.band((c[0] - ca * half, c[1] - sa * half), (c[0] + ca * half, c[1] + sa * half), 1.6 * width,
+                    col["symbol_dark"])
+        elif st.spore_used == "outlined_x":
             for a, b in (a1, a2):
                 cv.band(a, b, width * 1.2, col["symbol_dark"])
             for a, b in (a1, a2):
@@ -229,6 +257,13 @@ def draw_spore(cv: Canvas, c, s: float, player: str, used: bool, st: Style, size
         for k in range(3):
             a = math.radians(-90 + 120 * k + turn)
             cv.disc((c[0] + 1.1 * sym * math.cos(a), c[1] + 1.1 * sym * math.sin(a)), 0.45 * sym, pale)
+    elif st.spore_unused == "star":
+        star = []
+        for k in range(10):
+            a = math.radians(-90 + 36 * k + turn)
+            rr = 1.5 * sym if k % 2 == 0 else 0.6 * sym
+            star.append((c[0] + rr * math.cos(a), c[1] + rr * math.sin(a)))
+        cv.poly(star, col["symbol_light"])
     elif st.spore_unused == "dark_dot":
         cv.disc(c, sym, _tint(col[player], col["symbol_dark"], 0.6))
     elif st.spore_unused == "ring":

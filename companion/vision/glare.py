@@ -24,6 +24,8 @@ samples are left out of the fit, and scored by what could have clipped there
 
 from __future__ import annotations
 
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import cv2
@@ -74,6 +76,9 @@ class Veil:
     sigma_minor: float | None = None
     angle: float = 0.0
     falloff: float | None = None
+    colour: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    """BGR colour of the reflection in linear light, mean 1 (the veil in channel c is
+    ``colour[c] * at(...)``)."""
 
     def at(self, pts_px: np.ndarray) -> np.ndarray:
         """float32 (n,) veil level at float32 (n, 2) image points."""
@@ -132,67 +137,222 @@ them poorly (the level away from the spot is only fitted in the refinement); abo
 """Gauss-Newton steps refining the spot's centre, radius and amplitude after the grid search."""
 
 
+ALTERNATIVE_PENALTY = 150.0
+"""Cost (squared linear levels) of explaining a space by another flat piece than the one it was
+read as (:func:`alternative_classes`): under a strong spot the first reading calls the glared
+board a rock and a glared tree the board, and the spot's fit must be free to say otherwise
+where the spot's shape asks for it, but not for the price of a small improvement."""
+
+
+SEARCH_LEVEL = 10.0
+"""A spot is searched for only when some space shows at least this much more light (linear
+levels) than its reading explains (its unclipped points, where some clipped): in a frame without glare the search (tens of
+ms) is skipped, while a spot that misleads the first reading lifts its spaces by 15 or more."""
+ACCEPT_COST = 0.7
+"""A spot is kept when it leaves at most this share of the cost of no spot: the zones of a
+space measure the veil with the spread of the print (mottling, texture) on top, so a real
+spot of a few spaces removes a third of the cost or more, noise and a lone misread far less."""
+
+
+def alternative_classes(readings) -> np.ndarray:
+    """int (S, A, P) other whole-space explanations of each space, -1 where none or unknown.
+
+    Under a glare spot the flat, uniform pieces pass for one another (a veil over the board
+    looks like a rock, over a tree like the board, over a soil chip like a rock), so a space
+    read as one of them may be any of: the empty board, a rock, a tree, a wood or a soil
+    substrate.  Tiles, spores and spaces under a meeple get no alternative.
+    """
+    from companion.vision import layout as L
+    from companion.vision.profile import CLASSES
+
+    ci = {c: i for i, c in enumerate(CLASSES)}
+    flat = [("board", "board"), ("rock", "rock"), ("tree", "tree"), ("wood", "board"), ("soil", "board")]
+    out = np.full((len(readings), len(flat), L.POINTS_PER_SPACE), -1, np.int64)
+    for s, r in enumerate(readings):
+        if r.meeple or r.kind not in ("empty", "rock", "tree", "wood", "soil"):
+            continue
+        for a, (face, around) in enumerate(flat):
+            out[s, a, L.CENTRE] = ci[face]
+            out[s, a, L.RING] = ci[face]
+            out[s, a, L.EDGES] = ci[around]
+    return out
+
+
+def white_tint(white: np.ndarray) -> np.ndarray:
+    """float32 (3,) BGR colour of the lamp as the camera renders it, linear, mean 1.
+
+    ``white``: float32 (..., 3) camera BGR of the white paper.  The lamp's reflection has the
+    lamp's colour, which the camera's white balance leaves as it leaves the paper (a warm lamp
+    half corrected: a reflection more red than blue), so the veil is this tint times a level.
+    """
+    lw = to_linear(np.asarray(white, np.float32).reshape(-1, 3))
+    t = np.median(lw, axis=0)
+    return (t / max(float(t.mean()), 1e-6)).astype(np.float32)
+
+
+def _zones() -> list[np.ndarray]:
+    """Sample point indices of the zones a space's veil is measured in: its middle (all but the
+    edge points), then each of its six edge groups, so that a spot smaller than a few spaces
+    shows its slope across a space."""
+    from companion.vision import layout as L
+
+    edges = [np.arange(L.EDGES.start + e * L.POINTS_PER_EDGE, L.EDGES.start + (e + 1) * L.POINTS_PER_EDGE) for e in range(6)]
+    middle = np.setdiff1d(np.arange(L.POINTS_PER_SPACE), np.concatenate(edges))
+    return [middle, *edges]
+
+
 def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndarray, mean_lab: np.ndarray,
-                           centres_px: np.ndarray, weight: np.ndarray) -> Veil | None:
+                           centres_px: np.ndarray, weight: np.ndarray, alternatives: np.ndarray | None = None,
+                           tint: np.ndarray | None = None) -> Veil | None:
     """Glare spot from what the read spaces should look like.
 
     ``bgr``, ``white``: float32 (S, P, 3) camera samples and white field; ``expected``: int
     (S, P) class per point (-1 unknown); ``mean_lab``: float32 (K, 3) profile means;
-    ``centres_px``: (S, 2); ``weight``: (S,) trust in each reading.  The veil of a space is
-    the median over its known, unclipped points of (observed - white * expected) in linear
-    light (:func:`to_linear`), averaged over B, G, R; the spot's amplitude is in linear levels.  A grid search over spot centres (the brightest spaces) and radii gives a
-    start; a few robust Gauss-Newton steps then move the centre (also off the board), the
-    radius and the amplitude.
+    ``centres_px``: (S, 2) space centres or (S, P, 2) every sample point (px); ``weight``: (S,)
+    trust in each reading; ``alternatives``: int (S, A, P) other explanations of each space
+    (:func:`alternative_classes`) or ``None``; ``tint``: float32 (3,) the lamp's colour
+    (:func:`white_tint`; ``None``: colourless).
+
+    The veil under one explanation is the median over known, unclipped points of (observed -
+    white * expected) / tint in linear light (:func:`to_linear`), averaged over B, G, R, taken
+    in each zone of a space (:func:`_zones`, when the points' positions are given; else over the
+    whole space); the spot's amplitude is in linear levels.  Each space takes the explanation
+    the spot fits best, another than its reading at the cost :data:`ALTERNATIVE_PENALTY`.  A
+    grid search over spot centres (the brightest spaces), radii and amplitudes gives a start; a
+    few robust Gauss-Newton steps then move the centre (also off the board), the radii and the
+    amplitude.
     """
     exp_bgr = pigment_linear(mean_lab)  # fraction of the white, linear light
-    pinned = expected >= 0
+    tint = np.ones(3, np.float32) if tint is None else np.asarray(tint, np.float32)
+    S, P = expected.shape
+    pts_px = np.asarray(centres_px, np.float64)
+    zones = _zones() if pts_px.ndim == 3 else [np.arange(P)]
+    if pts_px.ndim == 2:
+        pts_px = np.repeat(pts_px[:, None, :], P, axis=1)
+    zxy = np.stack([pts_px[:, z].mean(1) for z in zones], 1)  # (S, Z, 2)
     clip = bgr.max(2) >= SATURATED
-    known = pinned & ~clip
-    lin_white = to_linear(white) * exp_bgr[np.maximum(expected, 0)]
-    resid = (to_linear(bgr) - lin_white).mean(2)  # (S, P), linear
-    resid = np.where(known, resid, np.nan)
-    ok = known.sum(1) >= 6
+    lin_obs, lin_white = to_linear(bgr), to_linear(white)
+    rows = [expected] if alternatives is None else [expected, *np.moveaxis(alternatives, 1, 0)]
+    vh = np.full((S, len(zones), len(rows)), np.nan)
+    counts = np.zeros((S, len(rows)), np.int64)
+    for h, exp in enumerate(rows):
+        known = (exp >= 0) & ~clip
+        counts[:, h] = known.sum(1)
+        resid = ((lin_obs - lin_white * exp_bgr[np.maximum(exp, 0)]) / tint).mean(2)  # (S, P), linear
+        for zi, z in enumerate(zones):
+            kz = known[:, z]
+            med = _masked_median(resid[:, z], kz)
+            vh[:, zi, h] = np.where(kz.sum(1) >= min(3, len(z)), med, np.nan)
+    ok = counts[:, 0] >= 6
     if ok.sum() < 8:
         return None
-    v = np.nanmedian(resid[ok], axis=1)
+    usable = (counts >= 6) & np.isfinite(vh).any(1)
+    pen = np.where(usable, ALTERNATIVE_PENALTY, np.inf)[ok]
+    pen[:, 0] = 0.0
+    vh, zxy = vh[ok], zxy[ok]
+    pinned = expected >= 0
     # where some pinned points clipped, the unclipped rest are the dimmer ones: a lower bound
     censored = (pinned & clip).sum(1)[ok] > 0
-    xy, wgt = centres_px[ok].astype(np.float64), weight[ok].astype(np.float64)
-    base = float(np.median(v[~censored])) if (~censored).sum() >= 8 else float(np.median(v))
-    v = (v - base).astype(np.float64)
-
-    def cost_of(model: np.ndarray, cap2: float) -> float:
-        r = v - model
-        r = np.where(censored, np.maximum(r, 0.0), r)  # a lower bound is met by any spot above it
-        return float(np.sum(wgt * np.minimum(r * r, cap2)))
-
-    cap2 = _cap2(float(np.max(v)))
-    cost0 = cost_of(np.zeros_like(v), cap2)
+    wgt = weight[ok].astype(np.float64)
+    v0 = np.nanmean(vh[:, :, 0], axis=1)
+    base = float(np.nanmedian(v0[~censored])) if (~censored).sum() >= 8 else float(np.nanmedian(v0))
+    vh = vh - base
+    with _quiet():
+        lifted = np.nanmedian(vh[:, :, 0], axis=1)  # each space under its reading
+    if not (lifted >= SEARCH_LEVEL).any():
+        return None  # no space is lifted above what it was read as: no spot to look for
+    cap2 = _cap2(float(np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan))))
+    cost0 = float(_batch_cost(vh, pen, np.zeros((1,) + vh.shape[:2]), censored, wgt, cap2)[0])
     # the best start of each falloff is refined (with the level away from the spot, which a
     # Gaussian would otherwise use to stand in for a heavy tail), and the best fit kept
     starts = []
-    d2 = {int(c): np.sum((xy - xy[c]) ** 2, axis=1) for c in np.argsort(-v)[:4]}
+    with _quiet():
+        space_v = np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan), axis=(1, 2))
+    sig = np.array(SIGMAS_PX)[:, None, None]
+    v = np.nan_to_num(vh[:, :, 0])
     for falloff in FALLOFFS:
         start = None
-        for c, dc in d2.items():
-            for sigma in SIGMAS_PX:
-                q = dc / (sigma * sigma)
-                g = np.exp(-0.5 * q) if falloff is None else (1.0 + q / (2.0 * falloff)) ** -falloff
-                a = float(np.sum(wgt * v * g) / max(np.sum(wgt * g * g), 1e-6))
-                cost = cost_of(a * g, cap2)
-                if start is None or cost < start[0]:
-                    start = (cost, c, sigma, a, falloff)
+        for c in np.argsort(-np.nan_to_num(space_v, nan=-np.inf))[:3]:
+            q = np.sum((zxy - zxy[c].mean(0)) ** 2, axis=2)[None] / (sig * sig)  # (radii, n, Z)
+            g = np.exp(-0.5 * q) if falloff is None else (1.0 + q / (2.0 * falloff)) ** -falloff
+            # amplitudes: the least-squares one of the reading, and each one that explains
+            # the brightest zone of the centre space under one of its explanations
+            ls = np.sum(wgt[:, None] * v * g, axis=(1, 2)) / np.maximum(np.sum(wgt[:, None] * g * g, axis=(1, 2)), 1e-6)
+            with _quiet():
+                at_c = np.nanmax(vh[c], axis=0)[np.isfinite(pen[c])]
+            at_c = at_c[np.isfinite(at_c)]
+            amps = np.concatenate([ls[:, None], np.broadcast_to(at_c, (len(sig), len(at_c)))], axis=1)  # (radii, m)
+            models = amps[:, :, None, None] * g[:, None]  # (radii, m, n, Z)
+            costs = _batch_cost(vh, pen, models.reshape((-1,) + vh.shape[:2]), censored, wgt, cap2).reshape(amps.shape)
+            i, j = np.unravel_index(int(np.argmin(costs)), costs.shape)
+            if start is None or costs[i, j] < start[0]:
+                start = (float(costs[i, j]), int(c), float(SIGMAS_PX[i]), float(amps[i, j]), falloff)
         starts.append(start)
     fits = []
     for cost, c, sigma, a, falloff in sorted(starts, key=lambda t: t[0])[:REFINED_FALLOFFS]:
+        centre = zxy[c].mean(0)
         if a >= MIN_AMPLITUDE:
-            fits.append((*_refine(xy, v, wgt, xy[c].copy(), sigma, a, cost, falloff, censored, cap2), falloff))
+            fits.append((*_refine(zxy, vh, wgt, centre, sigma, a, cost, falloff, censored, cap2, pen), falloff))
         else:
-            fits.append((xy[c].copy(), sigma, sigma, 0.0, a, cost, falloff))
+            fits.append((centre, sigma, sigma, 0.0, a, cost, falloff))
     centre, s1, s2, angle, a, cost, falloff = min(fits, key=lambda f: f[5])
-    if a < MIN_AMPLITUDE or cost > 0.5 * cost0:
+    if a < MIN_AMPLITUDE or cost > ACCEPT_COST * cost0:
         return None
-    return Veil((float(centre[0]), float(centre[1])), float(s1), float(a), float(s2), float(angle), falloff)
+    veil = Veil((float(centre[0]), float(centre[1])), float(s1), float(a), float(s2), float(angle), falloff)
+    # the reflection has the lamp's colour, rendered by the camera as it renders the paper
+    veil.colour = tuple(float(v) for v in tint)
+    return veil
+
+
+def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """float (n,) median of each row of ``x`` (n, k) over the entries where ``mask``; NaN for a
+    row with none (``np.nanmedian`` without its per-call cost)."""
+    srt = np.sort(np.where(mask, x, np.inf), axis=1)
+    cnt = mask.sum(1)
+    rows = np.arange(len(x))
+    lo, hi = srt[rows, np.maximum((cnt - 1) // 2, 0)], srt[rows, np.maximum(cnt // 2, 0)]
+    return np.where(cnt > 0, 0.5 * (lo + np.where(cnt > 0, hi, 0.0)), np.nan)
+
+
+def _space_costs(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: np.ndarray,
+                 cap2: float) -> tuple[np.ndarray, np.ndarray]:
+    """For spot models (B, n, Z) and the veil of each space zone under each explanation ``vh``
+    (n, Z, H; NaN where a zone shows nothing known): the residuals (B, n, Z, H) and the cost
+    (B, n, H) of each explanation, the mean over its zones of the squared residual (each capped
+    at ``cap2``) plus its penalty ``pen`` (n, H).  A ``censored`` space (a lower bound) has no
+    residual where the spot passes it."""
+    valid = np.isfinite(vh)
+    count = valid.sum(1)
+    r = np.where(valid, vh, 0.0)[None] - models[..., None]
+    r = np.where(censored[None, :, None, None], np.maximum(r, 0.0), r)
+    sq = np.minimum(r * r, cap2) * valid
+    c = sq.sum(2) / np.maximum(count, 1) + np.where(count > 0, pen, np.inf)[None]
+    return np.where(valid, r, np.nan), c
+
+
+def _batch_cost(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: np.ndarray, wgt: np.ndarray,
+                cap2: float) -> np.ndarray:
+    """float (B,) robust cost of each of the spot models (B, n, Z): per space the explanation
+    the spot fits best (as :func:`_space_costs`), capped at ``cap2`` (a misread space),
+    weighted by ``wgt`` (n,).  In float32, for many candidate spots at once."""
+    valid = np.isfinite(vh)
+    count = np.maximum(valid.sum(1), 1).astype(np.float32)
+    r = np.where(valid, vh, 0.0).astype(np.float32)[None] - models.astype(np.float32)[..., None]
+    if censored.any():
+        r[:, censored] = np.maximum(r[:, censored], 0.0)
+    np.multiply(r, r, out=r)
+    np.minimum(r, np.float32(cap2), out=r)
+    r *= valid
+    c = r.sum(2) / count + np.where(valid.any(1), pen, np.inf).astype(np.float32)[None]
+    return np.sum(wgt * np.minimum(c.min(2), cap2), axis=1)
+
+
+@contextmanager
+def _quiet():
+    """Means over zones a hypothesis leaves empty are NaN by design: no warning for them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def _cap2(a: float) -> float:
@@ -202,47 +362,50 @@ def _cap2(a: float) -> float:
     return max(30.0, 0.5 * abs(a)) ** 2
 
 
-def _refine(xy: np.ndarray, v: np.ndarray, wgt: np.ndarray, centre: np.ndarray, sigma: float, a: float,
+def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray, sigma: float, a: float,
             cost: float, falloff: float | None = None, censored: np.ndarray | None = None,
-            cap2: float = 900.0) -> tuple[np.ndarray, float, float, float, float, float]:
+            cap2: float = 900.0, pen: np.ndarray | None = None) -> tuple[np.ndarray, float, float, float, float, float]:
     """Robust Gauss-Newton (numerical Jacobian) on ``v ~ a * spot(xy) + b``, the spot an
-    elliptical spot of profile ``falloff`` (centre, two radii, angle); residuals whose square
-    passes ``cap2`` (a misread space) get no say, and a ``censored`` space (a lower bound)
-    none where the spot passes it.  Keeps a step only when the clipped cost drops.  Returns centre, long and
-    short radius (px), angle (rad), amplitude and the cost."""
+    elliptical spot of profile ``falloff`` (centre, two radii, angle).  ``zxy``: float (n, Z, 2)
+    zone positions (px); ``vh``: float (n, Z, H) the veil of each zone under each explanation
+    of its space (penalties ``pen`` (n, H); the best-fitting explanation is taken at each step).
+    Spaces whose cost passes ``cap2`` (a misread space) get no say, and a ``censored`` space (a
+    lower bound) none where the spot passes it.  Keeps a step only when the clipped cost drops.
+    Returns centre, long and short radius (px), angle (rad), amplitude and the cost."""
+    n, Z = vh.shape[:2]
+    pen = np.zeros(vh.shape[::2]) if pen is None else pen
+    cens = np.zeros(n, bool) if censored is None else censored
+    flat = zxy.reshape(-1, 2)
     lo, hi = np.log(SIGMAS_PX[0]), np.log(SIGMAS_PX[-1] * 1.5)
     # parameters: cx, cy, log s1, log s2, angle, a, b (a wide spot lifts the median the
     # residuals were centred on, so the level b away from the spot is fitted too)
     p = np.array([centre[0], centre[1], np.log(sigma), np.log(sigma), 0.0, a, 0.0], np.float64)
 
     def model(q):
-        return q[5] * _spot(xy, q[:2], np.exp(q[2]), np.exp(q[3]), q[4], falloff) + q[6]
-
-    cens = np.zeros(len(v), bool) if censored is None else censored
-
-    def residual(q):
-        r = v - model(q)
-        return np.where(cens, np.maximum(r, 0.0), r)
-
-    def clipped_cost(q):
-        return float(np.sum(wgt * np.minimum(residual(q) ** 2, cap2)))
+        return (q[5] * _spot(flat, q[:2], np.exp(q[2]), np.exp(q[3]), q[4], falloff) + q[6]).reshape(n, Z)
 
     steps = np.array([0.5, 0.5, 0.01, 0.01, 0.01, 0.1, 0.1])
+    rows = np.arange(n)
     for _ in range(REFINE_STEPS):
         m = model(p)
-        r = residual(p)
-        w = wgt * (r * r < cap2) * ~(cens & (r <= 0.0))
-        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k]) - m) / steps[k] for k in range(7)])
+        r, c = _space_costs(vh, pen, m[None], cens, cap2)
+        h = np.argmin(c[0], axis=1)
+        rz = r[0][rows, :, h]  # (n, Z) residuals of each space's best explanation
+        valid = np.isfinite(rz)
+        nz = np.maximum(valid.sum(1), 1)
+        w = (wgt / nz * (c[0][rows, h] < cap2))[:, None] * valid * (rz * rz < cap2) * ~(cens[:, None] & (rz <= 0.0))
+        rz, w = np.nan_to_num(rz).ravel(), w.ravel()
+        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k]) - m).ravel() / steps[k] for k in range(7)])
         jw = jac * w[:, None]
         lhs = jac.T @ jw
         lhs += 1e-3 * np.diag(np.diag(lhs) + 1e-9)
         try:
-            step = np.linalg.solve(lhs, jw.T @ r)
+            step = np.linalg.solve(lhs, jw.T @ rz)
         except np.linalg.LinAlgError:
             break
         q = p + step
         q[2:4] = np.clip(q[2:4], lo, hi)
-        new_cost = clipped_cost(q)
+        new_cost = float(_batch_cost(vh, pen, model(q)[None], cens, wgt, cap2)[0])
         if new_cost >= cost:
             break
         p, cost = q, new_cost
@@ -262,8 +425,8 @@ def clipped_log_likelihood(raw: np.ndarray, white: np.ndarray, veil: np.ndarray 
     """float32 (n, K) log-likelihood of clipped camera samples (censored model).
 
     ``raw``: float32 (n, 3) camera BGR with a channel at :data:`SATURATED` or above;
-    ``white``: (n, 3) white field there; ``veil``: (n,) fitted glare level (linear light) or
-    ``None``.  Each class predicts ``white * colour + veil`` per channel in linear light,
+    ``white``: (n, 3) white field there; ``veil``: (n,) or (n, 3) BGR fitted glare (linear
+    light) or ``None``.  Each class predicts ``white * colour + veil`` per channel in linear light,
     re-encoded to compare with the camera; a clipped channel only says that the
     prediction reaches the clip level, the others are compared as usual.  A cream tile under a
     glare spot is all clipped and consistent; a grey rock there would not clip, so it isn't.
@@ -273,7 +436,7 @@ def clipped_log_likelihood(raw: np.ndarray, white: np.ndarray, veil: np.ndarray 
     """
     pred = to_linear(white)[:, None, :] * pigment_linear(mean_lab)[None, :, :]  # (n, K, 3), linear
     if veil is not None:
-        pred = pred + veil[:, None, None]
+        pred = pred + (veil[:, None] if veil.ndim == 1 else veil)[:, None, :]
     pred = to_srgb(pred)
     obs = raw[:, None, :]
     clipped = obs >= SATURATED

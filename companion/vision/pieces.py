@@ -105,6 +105,9 @@ class PieceModel:
     spore: np.ndarray
     substrate: np.ndarray | None = None
     """float32 (2, 3, 5) ring statistics of a wood [0] and a soil [1] substrate, or ``None``."""
+    meeple_on_spore: np.ndarray | None = None
+    """float32 (4, 3, 5) ring statistics of each player's meeple standing on its own spore, or
+    ``None`` (calibration photos without that, e.g. layout 1 alone)."""
 
     def to_json(self) -> dict:
         def arr(a):
@@ -113,6 +116,8 @@ class PieceModel:
              "meeple_rings": arr(self.meeple_rings), "spore": arr(self.spore)}
         if self.substrate is not None:
             d["substrate"] = arr(self.substrate)
+        if self.meeple_on_spore is not None:
+            d["meeple_on_spore"] = arr(self.meeple_on_spore)
         return d
 
     @classmethod
@@ -124,8 +129,9 @@ class PieceModel:
         if list(d["players"]) != list(PLAYERS):
             raise ValueError(f"pieces: players must be {list(PLAYERS)}")
         sub = arr(d["substrate"], (2, 3, STATS)) if d.get("substrate") is not None else None
+        on = arr(d["meeple_on_spore"], (4, 3, STATS)) if d.get("meeple_on_spore") is not None else None
         return cls(arr(d["meeple_mean"], (4, 3)), arr(d["meeple_std"], (4, 3)),
-                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)), sub)
+                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)), sub, on)
 
     def sides_learned(self) -> list[str]:
         """Which spore sides the model knows: subset of ["unused", "used"]."""
@@ -235,7 +241,29 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     return ev.astype(np.float32)
 
 
-def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE) -> tuple[np.ndarray, np.ndarray]:
+def covered_spore(model: PieceModel, feat: np.ndarray, player: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each meeple stands on its own spore, from what shows around it.
+
+    ``feat``: (S, 3, 5) :func:`symbol_features` of spaces with a meeple; ``player``: int (S,)
+    the meeple's player.  The outer ring (0.37 s out) is compared with the learned look of the
+    meeple on an empty space and on its spore (``meeple_on_spore``): the chip shows around the
+    meeple there, the board elsewhere.  Returns (on spore bool (S,), confidence (S,)); all
+    ``False`` when the model never saw a meeple on its spore.
+    """
+    on = np.zeros(len(feat), bool)
+    conf = np.zeros(len(feat), np.float32)
+    if model.meeple_on_spore is None:
+        return on, conf
+    for s in range(len(feat)):
+        d_empty = z_distance(feat[s:s + 1], model.meeple_rings[player[s]], slice(2, 3))[0]
+        d_spore = z_distance(feat[s:s + 1], model.meeple_on_spore[player[s]], slice(2, 3))[0]
+        on[s] = d_spore < d_empty
+        conf[s] = 1.0 - np.exp(-abs(d_empty - d_spore) / SIDE_SCALE)
+    return on, conf
+
+
+def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE,
+                   doubtful: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Place at most one meeple per player and one per space, jointly.
 
     ``evidence``: float (S, 4).  Returns (player index per space int (S,), -1 for none;
@@ -243,12 +271,17 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     ``scipy.optimize.linear_sum_assignment``; a player is left off the board where no space
     gives :data:`MEEPLE_MIN_EVIDENCE`, unless its best space beats every other by
     :data:`CLEAR_MARGIN` and reaches :data:`WEAK_EVIDENCE`.  Confidence grows with the margin to the threshold and
-    to the runner-up space of that player.
+    to the runner-up space of that player.  ``doubtful``: bool (S,) spaces whose evidence is
+    unreliable (under a glare spot the veil lifts every colour towards every meeple's): there
+    a meeple needs :data:`MEEPLE_MIN_EVIDENCE` in full, and their evidence is no runner-up
+    that would keep a clear winner elsewhere off the board.
     """
     from scipy.optimize import linear_sum_assignment
 
     S, P = evidence.shape
     big = 1e6
+    if doubtful is not None and np.any(doubtful):
+        evidence = np.where(np.asarray(doubtful)[:, None] & (evidence < min_evidence), -big, evidence)
     cost = np.full((P, S + P), big)
     cost[:, :S] = -evidence.T
     second = -np.sort(-evidence, axis=0)[1] if S > 1 else np.full(P, -big)

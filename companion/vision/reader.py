@@ -25,10 +25,12 @@ from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_group
 from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
-from companion.vision.glare import SATURATED, clipped_log_likelihood, expected_classes, fit_veil_from_readings, to_linear, to_srgb
+from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
+                                   to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
-from companion.vision.pieces import TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token, symbol_features
+from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, covered_spore, meeple_evidence, nearest_token,
+                                    symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 
@@ -43,7 +45,7 @@ class Reading:
     """``board``: board part of a position; ``confidence``: "q,r" -> [0, 1]; ``spaces``: raw
     readings; ``unreadable``: "q,r" -> the reason a space could not be read (its confidence is
     0 and its piece in ``board`` is a guess).  ``samples`` (float32 (N, 3) camera BGR at every
-    sample point), ``veil`` (float32 (N,) glare removed, linear levels, or ``None``) and
+    sample point), ``veil`` (float32 (N, 3) BGR glare removed, linear levels, or ``None``) and
     ``evidence`` (float32 (S, 4) meeple evidence, or ``None``) let the next frame be read
     incrementally (:meth:`BoardReader.read` with ``previous``)."""
 
@@ -171,7 +173,7 @@ class BoardReader:
     def _prepare(self, bgr: np.ndarray, reg: Registration, raw: np.ndarray,
                  veil: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         """White-balanced Lab (S, P, 3) of the samples ``bgr`` (N, 3), and the scores of the
-        space samples clipped in ``raw`` (the camera's samples before the glare ``veil`` (N,)
+        space samples clipped in ``raw`` (the camera's samples before the glare ``veil`` (N, 3)
         came off), from :func:`clipped_log_likelihood`: (sample indices, (n, K)) or ``None``."""
         lab, white = self.balance(bgr, reg)
         n = len(self._space_pts)
@@ -208,24 +210,29 @@ class BoardReader:
 
     def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
                      cands: TileCandidates) -> np.ndarray | None:
-        """float32 (N,) level of the glare spot fitted to ``readings`` at every sample, or ``None``."""
+        """float32 (N, 3) BGR glare (linear levels) of the spot fitted to ``readings`` at every
+        sample, in the reflection's colour (measured under the spot; the lamp's colour,
+        :func:`~companion.vision.glare.white_tint`, where too little shows), or ``None``."""
         mx, my = self._maps(reg)
         px = np.hstack([mx, my])
         n = len(self._space_pts)
         _, white = self.balance(bgr, reg)
         expected = expected_classes(readings, self._edge_classes)
         trust = np.array([r.confidence for r in readings], np.float32) + 0.05
+        tint = white_tint(bgr[n:])
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
-                                      px[:n][:: L.POINTS_PER_SPACE], trust)
-        return None if veil is None else veil.at(px)
+                                      px[:n].reshape(len(readings), L.POINTS_PER_SPACE, 2), trust,
+                                      alternative_classes(readings), tint)
+        return None if veil is None else veil.at(px)[:, None] * np.array(veil.colour, np.float32)[None, :]
 
     def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
-                     rows: np.ndarray, evidence: np.ndarray) -> list[SpaceReading]:
+                     rows: np.ndarray, evidence: np.ndarray, veil: np.ndarray | None = None) -> list[SpaceReading]:
         """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`).
 
         ``lab``, ``ll``: samples and log-likelihoods of the spaces ``rows`` (int (n,)), whose
         readings are ``readings``; ``evidence``: float32 (S, 4) meeple evidence of every space,
-        updated in place for ``rows``.  Meeples are assigned jointly over all spaces, the
+        updated in place for ``rows``; ``veil``: float32 (N, 3) glare removed, or ``None`` (a
+        space under the spot needs strong meeple evidence).  Meeples are assigned jointly over all spaces, the
         spaces whose meeple changed are read again with it, spore sides by distance to the
         learned sides.  Returns the readings of ``rows``.
         """
@@ -239,7 +246,8 @@ class BoardReader:
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat)
-        owner_all, mconf_all = assign_meeples(evidence)
+        glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
+        owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -250,6 +258,8 @@ class BoardReader:
             for i, s in enumerate(changed):
                 readings[s] = again[i]
         readings = self._tokens(features, readings, owner >= 0)
+        if len(rows) == len(evidence):
+            readings = self._covered_spores(lab, readings, owner)
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
             feat = features(sp)
@@ -260,6 +270,36 @@ class BoardReader:
                 readings[s].confidence = min(readings[s].confidence, float(sconf[i]))
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
+        return readings
+
+    def _covered_spores(self, lab: np.ndarray, readings: list[SpaceReading], owner: np.ndarray) -> list[SpaceReading]:
+        """A player's spore hidden under its own meeple, when no spore of that player was read
+        elsewhere: read as another player's spore, it is the meeple's own (a meeple never stands
+        on another player's spore, rulebook 5.b, docs/rules.md); read as an empty space, the
+        learned look around a meeple on its spore (:func:`companion.vision.pieces.covered_spore`)
+        decides.  ``owner``: int (S,) player index of the meeple on each space of a full reading
+        (-1 none)."""
+        players = list(PLAYERS)
+        readings = list(readings)
+        spores = [r.player for r in readings if r.kind == "spore"]
+        empty = []
+        for s in np.flatnonzero(owner >= 0):
+            r, p = readings[s], players[owner[s]]
+            if p in spores:
+                continue
+            if r.kind == "spore" and r.player != p and spores.count(r.player) == 1:
+                continue  # the colour is another player's whose only spore it would be
+            if r.kind == "spore":
+                readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5)
+            elif r.kind == "empty":
+                empty.append(s)
+        if empty:
+            on, conf = covered_spore(self.profile.pieces, symbol_features(lab[empty]), owner[empty])
+            for i, s in enumerate(empty):
+                if on[i]:
+                    r = readings[s]
+                    readings[s] = SpaceReading("spore", player=players[owner[s]], meeple=r.meeple,
+                                               confidence=min(r.confidence, float(conf[i])))
         return readings
 
     def _tokens(self, features: "_SymbolFeatures", readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
@@ -341,7 +381,7 @@ class BoardReader:
             if new_veil is None:
                 break
             veil = new_veil
-            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil[:, None]), reg, bgr, veil)
+            lab, fix = self._prepare(to_srgb(to_linear(bgr) - veil), reg, bgr, veil)
             before, readings = readings, self._classify(lab, fix, cands)
             local_done = False
             if [(r.kind, r.code, r.meeple) for r in before] == [(r.kind, r.code, r.meeple) for r in readings]:
@@ -352,7 +392,7 @@ class BoardReader:
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
-            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence)
+            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -383,7 +423,7 @@ class BoardReader:
         white_pts = np.arange(n, len(bgr))
         take = np.r_[pts, white_pts]
         sub = bgr[take]
-        corrected = sub if veil is None else to_srgb(to_linear(sub) - veil[take][:, None])
+        corrected = sub if veil is None else to_srgb(to_linear(sub) - veil[take].reshape(len(take), -1))
         lab, white = self._balance_rows(corrected, reg, rows)
         ll = self.profile.log_likelihood(lab)
         raw = sub[:len(pts)]
@@ -396,7 +436,7 @@ class BoardReader:
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
-            new = self._pieces_pass(lab, ll, cands, new, rows, evidence)
+            new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
@@ -415,7 +455,7 @@ class BoardReader:
                     halo: bool = False, veil: np.ndarray | None = None) -> None:
         """Spaces where the camera clips and the reading is unsure become unreadable, with a
         reason: from :data:`CLIPPED_UNREADABLE` of clipped points under a glare spot (the fitted
-        ``veil``, float32 (N,) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
+        ``veil``, float32 (N,) or (N, 3) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
         more, or it lies within :data:`GLARE_HALO` of a space with :data:`CLIPPED_GLARE` of its
         points clipped), elsewhere from
         :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped

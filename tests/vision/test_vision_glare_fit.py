@@ -72,3 +72,58 @@ def test_an_unsure_space_with_a_few_clipped_points_is_unreadable_not_guessed(geo
     assert under_spot[1].reason is None and under_spot[2].reason is None
     # without a glare spot a point or two of a white symbol may clip in a bright frame: no blame on glare
     assert all(r.reason is None for r in marked(None))
+
+
+def test_a_small_spot_whose_spaces_were_first_read_as_rock_is_fitted_at_its_strength():
+    # a spot of two or three spaces lifts the dark board until it looks like a rock: the first
+    # reading calls those spaces rocks, and a fit that trusts it finds almost no glare there
+    from companion.vision import layout as L
+    from companion.vision.classify import SpaceReading
+    from companion.vision.glare import alternative_classes, expected_classes
+
+    rng = np.random.default_rng(3)
+    prof = load_profile()
+    board, rock = prof.index("board"), prof.index("rock")
+    xs, ys = np.meshgrid(np.arange(11) * 60.0 + 600, np.arange(9) * 60.0 + 300)
+    centres = np.column_stack([xs.ravel(), ys.ravel()])
+    pts = centres[:, None, :] + L.OFFSETS[None] * 38.0  # the reader's sample layout, 38 px hex size
+    peak, radius, centre = 70.0, 65.0, np.array([905.0, 545.0])
+    veil = peak / (1 + np.sum((pts - centre) ** 2, axis=2) / radius**2) ** 1.5
+    white = np.full(pts.shape[:2] + (3,), 235.0, np.float32)
+    lin = to_linear(white) * pigment_linear(prof.mean)[board] + veil[..., None]
+    bgr = np.clip(to_srgb(lin) + rng.normal(0, 1.5, lin.shape), 0, 255).astype(np.float32)
+    level = veil.mean(1)
+    readings = [SpaceReading("rock" if v > 25 else "empty", confidence=0.8) for v in level]
+    assert sum(r.kind == "rock" for r in readings) >= 2
+    expected = expected_classes(readings, None)
+    assert ((expected[level > 25] == rock) | (expected[level > 25] < 0)).all()
+    fit = fit_veil_from_readings(bgr, white, expected, prof.mean, pts, np.full(len(centres), 0.85, np.float32),
+                                 alternative_classes(readings))
+    assert fit is not None
+    got = fit.at(pts.reshape(-1, 2)).reshape(level.shape[0], -1).mean(1)
+    core = level > 25
+    assert np.all(np.abs(got[core] - level[core]) <= 0.2 * level[core])
+
+
+def test_the_veil_taken_off_under_a_warm_lamp_has_the_lamp_colour():
+    # a warm lamp half corrected by the camera leaves the paper orange; its reflection is as
+    # orange, so taking off a grey veil would leave the glared board blue
+    from companion.vision.glare import white_tint
+
+    prof = load_profile()
+    k = prof.index("board")
+    lamp = np.array([0.45, 1.0, 1.6], np.float32)  # BGR, linear: blue weak, red strong
+    lamp /= lamp.mean()
+    xs, ys = np.meshgrid(np.arange(11) * 45.0 + 600, np.arange(9) * 45.0 + 340)
+    centres = np.column_stack([xs.ravel(), ys.ravel()])
+    pts = centres[:, None, :] + np.random.default_rng(1).uniform(-15, 15, (len(centres), 40, 2))
+    veil = 60.0 / (1 + np.sum((pts - (830.0, 520.0)) ** 2, axis=2) / 110.0**2) ** 1.5
+    white = np.broadcast_to(to_srgb(np.full(3, 180.0, np.float32) * lamp), pts.shape[:2] + (3,)).astype(np.float32)
+    lin = to_linear(white) * pigment_linear(prof.mean)[k] + veil[..., None] * lamp
+    bgr = np.clip(to_srgb(lin), 0, 255).astype(np.float32)
+    tint = white_tint(white)
+    assert np.allclose(tint, lamp, atol=0.05)
+    fit = fit_veil_from_readings(bgr, white, np.full(pts.shape[:2], k), prof.mean, centres, np.ones(len(centres), np.float32),
+                                 tint=tint)
+    assert fit is not None and abs(fit.amplitude - 60.0) <= 6.0
+    assert np.allclose(fit.colour, lamp, atol=0.05)

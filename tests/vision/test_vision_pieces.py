@@ -191,3 +191,41 @@ def test_round_pieces_are_told_apart_by_their_learned_look():
     best, conf, dist = nearest_token(model, symbol_features(np.concatenate([used, soil, wood])), np.zeros(3, bool))
     assert [TOKEN_KINDS[b] for b in best] == [("spore", "blue", True), ("soil", None, None), ("wood", None, None)]
     assert (dist < 0.5).all() and (conf > 0.5).all()
+
+
+def test_weak_meeple_evidence_under_a_glare_spot_neither_takes_nor_blocks_a_meeple():
+    # under the spot every colour is lifted towards every meeple's: a glared space's weak
+    # evidence must not win a meeple, nor stand as the runner-up that keeps the real one (a
+    # clear winner elsewhere) off the board
+    ev = np.full((6, 4), -8.0)
+    ev[0, 0] = -2.4  # the real blue meeple, in the shade of a tall tile
+    ev[4, 0] = -1.3  # a glared space, lifted towards blue
+    glared = np.array([False, False, False, False, True, False])
+    assert assign_meeples(ev)[0][0] == -1  # without knowing the glare, blue is lost
+    owner, _ = assign_meeples(ev, doubtful=glared)
+    assert owner[0] == 0 and owner[4] == -1
+    strong = ev.copy()
+    strong[4, 1] = 2.5  # a meeple under the spot with strong evidence still counts
+    assert assign_meeples(strong, doubtful=glared)[0][4] == 1
+
+
+def test_a_spore_under_its_meeple_read_as_another_colour_is_the_meeples_own(geo):
+    # a meeple never stands on another player's spore (rulebook 5.b): blue's covered spore,
+    # misread as a second black spore, is blue's, and the real black spore stays
+    from companion.vision import layout as L
+    from companion.vision.classify import SpaceReading
+    from companion.vision.reader import BoardReader
+
+    reader = BoardReader(geo, refine_grid=False)
+    readings = [SpaceReading("empty", confidence=0.9) for _ in geo.spaces]
+    readings[3] = SpaceReading("spore", player="black", used=True, confidence=0.8)
+    readings[10] = SpaceReading("spore", player="black", meeple="blue", confidence=0.6)
+    owner = np.full(len(readings), -1)
+    owner[10] = 0
+    lab = np.zeros((len(readings), L.POINTS_PER_SPACE, 3), np.float32)
+    out = reader._covered_spores(lab, readings, owner)
+    assert (out[10].kind, out[10].player, out[10].meeple) == ("spore", "blue", "blue")
+    assert (out[3].kind, out[3].player) == ("spore", "black")
+    # with blue's spore read elsewhere, the space under the meeple is left as read
+    readings[20] = SpaceReading("spore", player="blue", confidence=0.9)
+    assert reader._covered_spores(lab, readings, owner)[10].player == "black"
