@@ -73,6 +73,8 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
     app.register_blueprint(api.bp)
     from web.setup import bp as setup_bp  # the camera setup page
     app.register_blueprint(setup_bp)
+    from web.hint import bp as hint_bp  # "What can I do?"
+    app.register_blueprint(hint_bp)
     api.register_error_handlers(app)
     app.before_request(api.check_host)
     return app

@@ -267,6 +267,7 @@
     renderLog();
     renderActions();
     renderSpacePanel();
+    if (dlg.open && $("#hint-move") && Number(dlg.dataset.hintFor) !== hintKey()) hintDialog();
     const lock = $("#btn-lock");
     lock.textContent = unlocked() ? "Lock" : "Unlock";
     lock.dataset.locked = unlocked() ? "0" : "1";
@@ -422,8 +423,9 @@
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
           h("span", { class: "vp" }, `${p.vp} VP`, h("span", { class: "ncards" }, ` · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`))),
-        active && p.open_actions.length
-          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, "Still open: ", p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")) : "");
+        active && (p.open_actions.length || hintsOn())
+          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, p.open_actions.length ? "Still open: " + p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ") : "",
+            hintsOn() && !replay ? h("button", { type: "button", id: "btn-hint", class: "hint", onclick: hintDialog }, "What can I do?") : "") : "");
       return row;
     }));
   }
@@ -571,6 +573,31 @@
     openDialog("Confirm purchase", body, [{ label: "Confirm purchase", primary: true, id: "buy-confirm", onclick: () => send("buy", { card: card.id }, `${card.name} bought.`) }]);
   }
 
+  // --- "What can I do?" (table rule ``hints``) -------------------------------------------------
+  function hintKey() { return S.log.length ? S.log[S.log.length - 1].seq : 0; }
+  function hintsOn() { return !!(S && S.position.options && S.position.options.hints) && !S.position.result; }
+  /** The greedy bot's suggestion for the active player and a plan per face-up card, as
+   * ``mycelium-companion hint`` prints them; a read, so no PIN. */
+  async function hintDialog() {
+    const who = S.position.active;
+    openDialog(`What can ${cap(who)} do?`, [h("p", { class: "detail" }, "Working it out…")], []);
+    let doc;
+    try {
+      const r = await fetch("/api/hint", { credentials: "same-origin", cache: "no-store" });
+      doc = await r.json();
+      if (!r.ok) throw new Error(doc.message || "No hint now.");
+    } catch (e) { dlgError(e.message); return; }
+    if (!dlg.open) return;
+    dlg.dataset.hintFor = String(hintKey());
+    const cards = doc.cards.map(c => h("li", { class: "hint-card" + (c.can_buy ? " can" : ""), "data-card": c.card },
+      h("strong", {}, c.name), ` (${c.vp} VP): `,
+      c.can_buy ? h("span", { class: "yes" }, "can be bought now ✓") : h("ul", {}, ...c.steps.map(st => h("li", {}, st)))));
+    openDialog(`What can ${cap(doc.player)} do?`, [h("div", { class: "hint-body" },
+      h("p", { id: "hint-move" }, h("strong", {}, "Suggested: "), cap(doc.text)),
+      h("p", { id: "hint-reason", class: "detail" }, "Why: " + (doc.reason.startsWith(doc.text) ? doc.reason.slice(doc.text.length).replace(/^[:;]\s*/, "") : doc.reason)),
+      h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards))], []);
+  }
+
   function otherColors() { return S.position.players.map(p => p.color).filter(c => c !== S.position.active); }
 
   function giveDialog() {
@@ -613,6 +640,7 @@
     try { opts = await (await fetch("/api/setup")).json(); } catch (e) { toast("Cannot load the set-up options.", true); return; }
     let mode = S.position.mode, diff = S.position.difficulty || "easy";
     let order = S.position.players.map(p => p.color);
+    let hints = !!(S.position.options || {}).hints;
     const teams = {};
     S.position.players.forEach((p, i) => { teams[p.color] = p.team || String(1 + (i % 2)); });
     const orderBox = h("div", { class: "choices order" });
@@ -635,8 +663,10 @@
       h("label", {}, "Mode"), choiceRow("mode", opts.modes.map(m => [m, cap(m)]), mode, v => { mode = v; drawOrder(); }),
       h("label", {}, "Difficulty (places the trees)"), choiceRow("difficulty", opts.difficulties.map(d => [d, cap(d)]), diff, v => { diff = v; drawOrder(); }), trees,
       h("label", {}, "Players — tap in turn order, first player first"), orderBox, teamBox,
+      h("label", {}, "Table rule: the \u201cWhat can I do?\u201d hint button"),
+      choiceRow("hints", [[false, "Off"], [true, "On"]], hints, v => { hints = v; }),
     ], [{ label: "Start new game", primary: true, id: "new-ok", onclick: () => {
-      const body = { mode, difficulty: diff, players: order };
+      const body = { mode, difficulty: diff, players: order, options: { hints } };
       if (mode === "team") body.teams = Object.fromEntries(order.map(c => [c, teams[c]]));
       confirmReplace(() => send("new-game", body, "New game set up."));
     } }]);
