@@ -313,6 +313,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     srv = _web(session, args, pin)
     if srv is not None:
         print(f"(PIN {pin_note})")
+        from web.setup import attach_table_feed
+        attach_table_feed(srv.app, live)   # the camera setup page (/setup) shows this camera live
     bag = _bag_reader(args, live)
     status = live.run(source, bag)
     if recorder is not None:

@@ -111,6 +111,9 @@ class LiveTable:
         """Seconds without a frame after which the camera is reopened."""
         self.give_up_s = GIVE_UP_S
         """Seconds of reopening without a frame after which the loop stops and says why."""
+        self.feed = None
+        """A lazy :class:`web.setup.CameraFeed`: every frame is offered to the dashboard's
+        camera setup page (it copies one only while the page is open)."""
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
@@ -136,6 +139,8 @@ class LiveTable:
         self.stats["frames"] += 1
         if self.recorder is not None:
             self.recorder.frame(frame)
+        if self.feed is not None:
+            self.feed.offer(frame.image)
         self._check_size(frame.image)
         if not self.gate.feed(frame.image, frame.t_ms):
             if self._recheck and not self.gate.motion and self.gate.has_read:
