@@ -122,6 +122,12 @@ class LiveTable:
         if msg.kind in ("undo", "correction", "reset"):
             self._recheck = True
             self._committed = None
+        elif msg.kind in ("choices_done", "choices_withdrawn"):
+            # The move that waited for the players' choices is settled: read the still board
+            # again, and give the reader inputs that waited behind it their full time.
+            self._recheck = True
+            self._committed = None
+            self.pending = deque((self.clock(), m) for _, m in self.pending)
 
     @property
     def reader(self):
@@ -182,6 +188,8 @@ class LiveTable:
         self.stats["last_read_ms"] = (time.perf_counter() - t0) * 1000
         s.set_status("camera", "ok")
         with s.lock:
+            if s.choices is not None:
+                return   # a move waits for the players' choices: the board is read again once it is settled
             pos = s.position
             observed = apply_corrections(view_of_board(reading.board), s.corrections)
             ex = explain(pos, s.edition, observed)
@@ -310,6 +318,9 @@ class LiveTable:
 
     def _submit_or_wait(self, move: dict[str, Any]) -> None:
         s = self.session
+        if s.choices is not None:   # after the move that waits for the players' choices
+            self.pending.append((self.clock(), move))
+            return
         verdict = s.game.check(move)
         if verdict.legal:
             s.submit(move, source="reader")
@@ -321,6 +332,8 @@ class LiveTable:
 
     def _retry_pending(self) -> None:
         s = self.session
+        if s.choices is not None:
+            return
         now = self.clock()
         progress = True
         while progress and self.pending:
