@@ -37,6 +37,9 @@ class _PacedTable(BotTable):
 
     def play(self, move):
         d = self.driver
+        # A move entered on the dashboard may wait for the players' choices: it comes first.
+        while d.session.choices is not None and not d._stop.is_set():
+            d._stop.wait(0.1)
         if d._stop.is_set():
             raise _Stopped
         with d.session.lock:
