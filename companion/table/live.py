@@ -111,6 +111,7 @@ class LiveTable:
         """Seconds without a frame after which the camera is reopened."""
         self.give_up_s = GIVE_UP_S
         """Seconds of reopening without a frame after which the loop stops and says why."""
+        self._awaiting_reading = None   # the reading whose move waits for the players' choices
         self.feed = None
         """A lazy :class:`web.setup.CameraFeed`: every frame is offered to the dashboard's
         camera setup page (it copies one only while the page is open)."""
@@ -124,9 +125,12 @@ class LiveTable:
             self._committed = None
         elif msg.kind in ("choices_done", "choices_withdrawn"):
             # The move that waited for the players' choices is settled: read the still board
-            # again, and give the reader inputs that waited behind it their full time.
+            # again (from the reading that showed the move, once it is in the game), and give
+            # the reader inputs that waited behind it their full time.
             self._recheck = True
-            self._committed = None
+            if msg.kind == "choices_done" and self._awaiting_reading is not None:
+                self._committed = self._awaiting_reading
+            self._awaiting_reading = None
             self.pending = deque((self.clock(), m) for _, m in self.pending)
 
     @property
@@ -216,6 +220,8 @@ class LiveTable:
                 self._withdraw_question()
                 for mv in seq:
                     s.submit(mv, source="camera")
+                if s.choices is not None and s.choices.source == "camera":
+                    self._awaiting_reading = reading
                 if len(s.game.events) > n0:
                     self._committed = reading
                     lat = (time.perf_counter() - t0) * 1000
