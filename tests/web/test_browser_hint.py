@@ -71,6 +71,20 @@ def test_no_hint_button_while_the_table_rule_is_off(browser):
         page.goto(srv.local_url)
         page.wait_for_selector("body[data-rendered='1']")
         assert page.locator("#btn-hint").count() == 0
+        # the table turns it on for its next game (New game → the table rule), with the PIN
+        page.click("#btn-lock")
+        page.fill("#pin-input", PIN)
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('#btn-lock').textContent === 'Lock'")
+        page.click("#act-new")
+        page.click("#dlg [data-name=hints] button[data-value=on]")
+        page.click("#new-ok")
+        page.click("#new-confirm")
+        page.wait_for_selector("#btn-hint")
+        assert s.position.options.get("hints") is True
+        page.click("#btn-hint")
+        page.wait_for_selector("#hint-move")
+        assert "spore" in page.locator("#hint-move").inner_text()    # set-up: where to put the spore
     finally:
         page.close()
         srv.shutdown()

@@ -649,7 +649,8 @@
     }
     openDialog(`Answer for ${who}?`, [h("p", {}, `This is ${cap(mine)}'s tablet. Answer for ${who} only when ${who}'s tablet is away: ` +
       "the table sees that the answer came from another tablet.")],
-      [{ label: `Answer for ${who}`, primary: true, id: "answer-other", onclick: () => chooser(g, true) }]);
+      [{ label: `Answer for ${who}`, primary: true, id: "answer-other", onclick: () => chooser(g, true) },
+       { label: `This is ${who}'s tablet now`, id: "seat-me", onclick: () => { setSeat(g.player); chooser(g, false); } }]);
   }
 
   /** Tap the colours: one section per run of entries offering the same colours (three
@@ -763,7 +764,7 @@
       h("label", {}, "Difficulty (places the trees)"), choiceRow("difficulty", opts.difficulties.map(d => [d, cap(d)]), diff, v => { diff = v; drawOrder(); }), trees,
       h("label", {}, "Players — tap in turn order, first player first"), orderBox, teamBox,
       h("label", {}, "Table rule: the \u201cWhat can I do?\u201d hint button"),
-      choiceRow("hints", [[false, "Off"], [true, "On"]], hints, v => { hints = v; }),
+      choiceRow("hints", [["off", "Off"], ["on", "On"]], hints ? "on" : "off", v => { hints = v === "on"; }),
     ], [{ label: "Start new game", primary: true, id: "new-ok", onclick: () => {
       const body = { mode, difficulty: diff, players: order, options: { hints } };
       if (mode === "team") body.teams = Object.fromEntries(order.map(c => [c, teams[c]]));
