@@ -315,6 +315,8 @@ class SimulatedTable:
             self.report.first_divergence = self.report.rejections[-1]
         # Repair as a person would on the dashboard: enter the move by hand.
         s.question = None
+        if s.choices is not None:
+            s.withdraw_choices("entered on the dashboard")
         s.clear_illegal("entered on the dashboard")
         while len(s.game.events) < ev.seq:
             truth_mv = self.truth.game.events[len(s.game.events)].move
