@@ -164,7 +164,7 @@ class TableSession:
         completed move is no longer legal (the game moved on) the prompt is withdrawn and
         the error says why.
         """
-        self._record({"input": "choose", "player": player, "kind": kind,
+        self._record({"input": "choose", "player": player, "choice": kind,
                       "colors": list(colors) if isinstance(colors, list) else colors, "by_other": by_other})
         with self.lock:
             p = self.choices
