@@ -167,6 +167,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sim.session.game.log_hooks.append(sim.live.recorder.logged)
     if not args.fast:
         srv = _web(sim.session, args)
+        if srv is not None:
+            from web.setup import attach_table_feed
+            attach_table_feed(srv.app, sim.live)   # /setup shows the simulated camera too
         print(f"Simulated table: {args.mode}, {len(sim.session.position.colors)} players, seed {args.seed}; "
               f"game {sim.session.game.game_id} logged in {path}")
         sim.session.bus.subscribe(ConsoleLog(sim.session))
