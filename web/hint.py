@@ -35,23 +35,22 @@ def hint_doc(session) -> dict[str, Any]:
     from companion.hints import hint
 
     with session.lock:
-        pos, ed, game, seq = session.position, session.edition, session.game, session.bus.last_id
+        pos, ed, seq = session.position, session.edition, session.bus.last_id
     if not option(pos.options, "hints"):
         raise ApiError(409, "hints_off", "Hints are off at this table: the table rule 'hints' turns on the "
                                          "\"What can I do?\" button (New game → Table rules).")
     if pos.result is not None:
         raise ApiError(409, "game_over", "The game is over: " + pos.result.get("reason", "") + ".")
-    key = (id(game), len(game.events), pos.active)
     cache = current_app.extensions.setdefault("hint_cache", {})
     with _cache_lock:
-        if cache.get("key") == key:
+        if cache.get("pos") is pos:   # committed positions are never changed: the same object, the same hint
             return dict(cache["doc"], seq=seq)
     h = hint(pos, ed)
     doc = h.to_json()
     doc["text"] = check(pos, h.move, ed).message if h.move is not None else "draw back to 3 tiles and end the turn"
     doc["seq"] = seq
     with _cache_lock:
-        cache.update(key=key, doc=doc)
+        cache.update(pos=pos, doc=doc)
     return doc
 
 

@@ -64,3 +64,23 @@ def test_hint_follows_the_game_and_a_new_game_can_turn_it_on():
     doc = b.get("/api/hint").get_json()
     assert doc["ok"] and doc["move"]["action"] == "spore"   # set-up: where to put the spore
     assert b.get("/api/state").get_json()["position"]["options"]["hints"] is True
+
+
+def test_an_undone_move_replaced_by_another_gets_a_fresh_hint():
+    s = _session(True)
+    b = Browser(create_app(s, pin=PIN))
+    b.unlock()
+    before = b.get("/api/hint").get_json()
+    mv = before["move"]
+    assert b.post("/api/move", {"move": mv}).status_code == 200
+    after_first = b.get("/api/hint").get_json()
+    assert b.post("/api/undo", {}).status_code == 200
+    assert b.get("/api/hint").get_json()["move"] == before["move"]       # back where it was
+    from webtools import legal
+    other = next(m for m in legal(s, mv["action"]) if m != mv)
+    assert b.post("/api/move", {"move": other}).status_code == 200
+    fresh = b.get("/api/hint").get_json()
+    from companion.hints import hint
+    want = hint(s.position, s.edition).to_json()          # same number of moves, another position
+    assert {k: fresh[k] for k in want} == want
+    assert want != {k: after_first[k] for k in want}
