@@ -129,3 +129,17 @@ def test_a_camera_move_that_needs_choices_is_announced_and_holds_the_table(table
     assert not v.legal and v.reason == "awaiting_choices" and s.illegal is None   # not an illegal move
     with pytest.raises(SessionError, match="withdraw it first"):
         s.undo()
+
+
+def test_a_move_the_game_moved_past_is_withdrawn_with_its_reason(table):
+    s, move, seen = table
+    b = Browser(create_app(s, pin=PIN))
+    b.unlock()
+    b.post("/api/move", {"move": move})
+    pid = s.choices.id
+    b.post("/api/choose", {"id": pid, "player": "blue", "colors": ["pink"] * 5, "seat": "blue"})
+    s.game.play(move)                     # committed around the table's prompt (a script, defaults)
+    r = b.post("/api/choose", {"id": pid, "player": "orange", "colors": ["pink", "pink"], "seat": "orange"})
+    assert r.status_code == 409 and r.get_json()["error"] == "withdrawn" and "no longer legal" in r.get_json()["message"]
+    assert s.choices is None and len(s.game.events) == 1
+    assert "choices_withdrawn" in [m.kind for m in seen]
