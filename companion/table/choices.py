@@ -125,9 +125,21 @@ class ChoicePrompt:
 
     def sentence(self) -> str:
         """What the table waits for, in words."""
-        whys = sorted({a["why"] for a in self.asked})
-        who = ", ".join(self.waiting_for)
-        return f"{' and '.join(whys)}: waiting for {who} to choose on the dashboard"
+        whys: list[str] = []
+        trees: list[str] = []
+        for a in self.asked:   # "mycorrhiza with tree A" x3 reads "mycorrhizae with trees A, B and C"
+            if a["why"].startswith("mycorrhiza with tree "):
+                trees.append(a["why"].rsplit(" ", 1)[-1])
+                if "mycorrhiza" not in whys:
+                    whys.append("mycorrhiza")
+            elif a["why"] not in whys:
+                whys.append(a["why"])
+        if trees:
+            whys[whys.index("mycorrhiza")] = ("mycorrhiza with tree " + trees[0] if len(trees) == 1 else
+                                              "mycorrhizae with trees " + ", ".join(trees[:-1]) + " and " + trees[-1])
+        who = self.waiting_for
+        names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
+        return f"{', '.join(whys)}: waiting for {names} to choose on the dashboard"
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "move": self.move, "source": self.source, "text": self.sentence(),

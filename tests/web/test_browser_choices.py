@@ -47,7 +47,7 @@ def test_forest_communication_waits_for_every_player_in_chromium(browser):
         s.submit(move, source="camera")                              # the camera sees blue's tile
         assert s.game.events == []
         other.wait_for_selector("#choices-banner:not([hidden])")
-        assert "waiting for blue, orange" in other.locator("#choices-banner").inner_text()
+        assert "waiting for blue and orange" in other.locator("#choices-banner").inner_text()
 
         # blue's chooser opens by itself on blue's phone
         blue.wait_for_selector("#choice-form[data-player=blue]")

@@ -48,6 +48,7 @@ def test_the_move_waits_for_every_players_choice(table):
     assert s.game.events == [] and s.position.nutrients["orange"] == {"pink": 3, "yellow": 0, "white": 0}
     prompt = b.get("/api/state").get_json()["choices"]
     assert prompt["waiting_for"] == ["blue", "orange"] and "Forest Communication" in prompt["text"]
+    assert "mycorrhizae with trees" in prompt["text"] and "waiting for blue and orange" in prompt["text"]
     groups = {g["player"]: g for g in prompt["asked"]}
     assert groups["orange"]["count"] == 2 and groups["orange"]["kind"] == "gain"
     assert groups["blue"]["count"] == 5          # three mycorrhizae (5.b) and Forest Communication (7.c)

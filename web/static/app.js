@@ -618,7 +618,7 @@
       return;
     }
     const mine = seat();
-    box.replaceChildren(h("span", { class: "msg" }, h("strong", {}, "✋ Choose: "), cap(p.text) + "."),
+    box.replaceChildren(h("span", { class: "msg" }, h("strong", {}, "Choose: "), cap(p.text) + "."),
       ...p.asked.map(g => g.answer
         ? h("span", { class: "chosen", "data-player": g.player }, chip(g.player), ` ✓ ${colorsWords(g.answer)}`, g.by_other ? " (answered from another tablet)" : "")
         : h("button", { type: "button", class: "small choose" + (g.player === mine ? " mine" : ""), "data-player": g.player,
