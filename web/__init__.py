@@ -73,6 +73,10 @@ def create_app(session, pin: str | None = None, *, join_url: str | None = None,
     app.register_blueprint(api.bp)
     from web.setup import bp as setup_bp  # the camera setup page
     app.register_blueprint(setup_bp)
+    from web.hint import bp as hint_bp  # "What can I do?"
+    app.register_blueprint(hint_bp)
+    from web.choices import bp as choices_bp  # the players' choices a move waits for
+    app.register_blueprint(choices_bp)
     api.register_error_handlers(app)
     app.before_request(api.check_host)
     return app

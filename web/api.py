@@ -283,13 +283,17 @@ def _commit(doc: dict[str, Any]):
     except (TypeError, ValueError, KeyError, AttributeError) as e:  # a field of the wrong type
         raise ApiError(400, "bad_move", f"malformed move ({type(e).__name__}): see docs/position.md") from None
     with s.lock:
+        if s.choices is not None:
+            raise ApiError(409, "awaiting_choices", s.choices.sentence() + " first.")
         verdict = s.game.check(move)
         if not verdict.legal:
             raise ApiError(409, verdict.reason or "illegal", verdict.message,
                            explain=rules.REASONS.get(verdict.reason or "", ""))
         verdict = s.submit(move.to_json(), source="dashboard")
-        if not verdict.legal:  # pragma: no cover - checked under the same lock
+        if not verdict.legal:  # another move waits for the players' choices
             raise ApiError(409, verdict.reason or "illegal", verdict.message)
+        if s.choices is not None:   # legal, but it waits for the players' choices (7.c)
+            return jsonify({"ok": True, "event": None, "choices": s.choices.to_json(), "seq": s.bus.last_id})
         ev = s.game.events[-1]
     return jsonify({"ok": True, "event": ev.to_json(), "seq": s.bus.last_id})
 

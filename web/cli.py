@@ -37,6 +37,10 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--pace", type=float, default=1.0, help="seconds between bot moves (default 1.0)")
     p.add_argument("--no-bots", action="store_true", help="serve the game without bots playing it")
+    p.add_argument("--bot", choices=["greedy", "random"], default="greedy",
+                   help="the bots' level: greedy plays to win (default, as in 'demo'), random only exercises the rules")
+    p.add_argument("--hints", action="store_true",
+                   help="turn on the table rule 'hints': the dashboard's \"What can I do?\" button")
     p.add_argument("--loop", type=float, default=None, metavar="S",
                    help="start a new game S seconds after each result")
     p.add_argument("--db", help="SQLite game log (default: the shared log; its games are marked dashboard-only)")
@@ -67,7 +71,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         log = EventLog(args.db or default_db(), create_dirs=args.db is None)
-        session = demo_session(args.mode, args.players, args.seed, log, args.difficulty)
+        session = demo_session(args.mode, args.players, args.seed, log, args.difficulty,
+                               {"hints": True} if args.hints else None)
     except (EventLogError, SetupError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return 2
@@ -83,9 +88,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 if e.errno == errno.EADDRINUSE else "")
         print(f"mycelium-companion: cannot listen on {args.host}:{args.port}: {e.strerror or e}{hint}", file=sys.stderr)
         return 1
-    driver = None if args.no_bots else DemoDriver(session, seed=args.seed, pace=args.pace, loop=args.loop).start()
-    print("Press Ctrl+C to stop.", flush=True)
+    driver = None
     try:
+        if not args.no_bots:
+            driver = DemoDriver(session, seed=args.seed, pace=args.pace, loop=args.loop, bot=args.bot).start()
+        print("Press Ctrl+C to stop.", flush=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import threading
 
+from companion.bots import BOTS
 from companion.edition import load_edition
 from companion.rules import IllegalMove
 from companion.selfplay import BotTable
@@ -22,10 +23,13 @@ COLORS = ["blue", "orange", "red", "black"]
 TEAMS = {"blue": "1", "orange": "2", "red": "1", "black": "2"}
 
 
-def demo_config(mode: str = "competitive", players: int = 3, difficulty: str = "easy") -> GameConfig:
-    """A game config for the demo: ``players`` colours (4 in team mode), in the usual order."""
+def demo_config(mode: str = "competitive", players: int = 3, difficulty: str = "easy",
+                options: dict | None = None) -> GameConfig:
+    """A game config for the demo: ``players`` colours (4 in team mode), in the usual order;
+    ``options``: table rules (``companion.options``), e.g. ``{"hints": True}``."""
     n = 4 if mode == "team" else players
-    return GameConfig(players=COLORS[:n], mode=mode, difficulty=difficulty, teams=TEAMS if mode == "team" else None)
+    return GameConfig(players=COLORS[:n], mode=mode, difficulty=difficulty, teams=TEAMS if mode == "team" else None,
+                      options=dict(options or {}))
 
 
 class _PacedTable(BotTable):
@@ -33,6 +37,9 @@ class _PacedTable(BotTable):
 
     def play(self, move):
         d = self.driver
+        # A move entered on the dashboard may wait for the players' choices: it comes first.
+        while d.session.choices is not None and not d._stop.is_set():
+            d._stop.wait(0.1)
         if d._stop.is_set():
             raise _Stopped
         with d.session.lock:
@@ -52,10 +59,16 @@ class DemoDriver:
 
     ``show_illegal``: chance per turn of a held illegal placement (shown ``illegal_s`` s).
     ``loop``: start a fresh game ``loop`` s after a result (``None``: stop at the result).
+    ``bot``: the players' level (:data:`companion.bots.BOTS`); ``greedy`` plays to win, as in
+    ``demo``, so purchases, missions and a victory show on the dashboard.  Raises
+    ``ValueError`` for an unknown level.
     """
 
     def __init__(self, session: TableSession, seed: int = 1, pace: float = 0.8, show_illegal: float = 0.15,
-                 illegal_s: float = 4.0, loop: float | None = None):
+                 illegal_s: float = 4.0, loop: float | None = None, bot: str = "greedy"):
+        if bot not in BOTS:
+            raise ValueError(f"unknown bot level {bot!r} (known: {', '.join(BOTS)})")
+        self.bot = bot
         self.session = session
         self.seed = seed
         self.pace = pace
@@ -82,7 +95,8 @@ class DemoDriver:
 
     def _table(self) -> _PacedTable:
         with self.session.lock:
-            t = _PacedTable.from_game(self.session.game, self.rng.randrange(1 << 30), check_invariants=False)
+            t = _PacedTable.from_game(self.session.game, self.rng.randrange(1 << 30), check_invariants=False,
+                                      bot=self.bot)
         t.driver = self
         return t
 
@@ -131,9 +145,9 @@ class DemoDriver:
 
 
 def demo_session(mode: str = "competitive", players: int = 3, seed: int = 1, log=None,
-                 difficulty: str = "easy") -> TableSession:
+                 difficulty: str = "easy", options: dict | None = None) -> TableSession:
     """A fresh :class:`TableSession` for a bot demo (raises SetupError for a bad config)."""
-    return TableSession.start(demo_config(mode, players, difficulty), log, seed=seed, kind="dashboard")
+    return TableSession.start(demo_config(mode, players, difficulty, options), log, seed=seed, kind="dashboard")
 
 
 __all__ = ["DemoDriver", "demo_session", "demo_config", "load_edition"]

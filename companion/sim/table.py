@@ -129,10 +129,11 @@ class SimulatedTable:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.truth = BotTable(config, seed, on_event=self._on_truth, bot=bot)
-        # The camera sees a placement, not the colours a player picks for a mycorrhiza or a
-        # discard above the cap: the simulated players take the default reading, as a table
-        # does when nobody answers the dashboard prompt.
-        self.truth.fill_choices = False
+        # The camera sees a placement, not the colours a player picks for a mycorrhiza or
+        # Forest Communication (5.b, 7.c): each simulated player picks their own, and answers
+        # the dashboard's prompt with them (_answer_choices).
+        self.truth.fill_choices = True
+        self._truth_move: dict[str, Any] | None = None
         self.edition = self.truth.edition
         self.size = size or ((1280, 720) if fast else (1920, 1080))
         self.px_per_mm = 1.5 if fast else 2.5
@@ -233,6 +234,9 @@ class SimulatedTable:
                 raise SimulationAborted(self._diverged)
             if self.session.illegal is not None and self.session.illegal.get("source") == "reader":
                 return False
+            if self.session.choices is not None:
+                self._answer_choices()
+                continue
             if self.session.question is not None:   # answered by _settle
                 return False
             time.sleep(0.002)
@@ -247,6 +251,7 @@ class SimulatedTable:
             raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
                                     "the simulated players stop here")
         mv = ev.move
+        self._truth_move = mv
         action = mv["action"]
         before = self.truth.game._positions[-2]
         if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
@@ -310,6 +315,8 @@ class SimulatedTable:
             self.report.first_divergence = self.report.rejections[-1]
         # Repair as a person would on the dashboard: enter the move by hand.
         s.question = None
+        if s.choices is not None:
+            s.withdraw_choices("entered on the dashboard")
         s.clear_illegal("entered on the dashboard")
         while len(s.game.events) < ev.seq:
             truth_mv = self.truth.game.events[len(s.game.events)].move
@@ -317,6 +324,53 @@ class SimulatedTable:
             if not v.legal:
                 raise SimulationAborted(f"the companion's game and the simulated players' game differ at move "
                                         f"{len(s.game.events) + 1} ({v.message}); the simulated players stop here")
+
+    def _answer_choices(self) -> None:
+        """Each simulated player answers the dashboard's prompt on their own tablet with the
+        colours they picked in the truth's move (``choose``, ``drop``), else the default
+        reading (the colours they hold fewest of; for a discard the most plentiful)."""
+        s = self.session
+        p = s.choices
+        truth = self._truth_move or {}
+        choose = truth.get("choose") or {}
+        if not isinstance(choose, dict):
+            choose = {truth.get("player"): list(choose)}
+        queues = {who: list(cs) for who, cs in choose.items()}
+        for g in p.groups():
+            if g["answer"] is not None:
+                continue
+            who = g["player"]
+            held = dict(s.position.nutrients[who])
+            colors: list[str] = []
+            for part in g["parts"]:   # in the order the rules ask, as the rules take them (Board.pick)
+                allowed, n = part["colors"], part["count"]
+                if g["kind"] == "discard":
+                    drop = dict((truth.get("drop") or {}).get(who) or {})
+                    got = []
+                    for c in allowed:
+                        while drop.get(c, 0) > 0 and len(got) < n:
+                            drop[c] -= 1
+                            got.append(c)
+                    while len(got) < n:
+                        c = max(allowed, key=lambda k: held.get(k, 0))
+                        held[c] -= 1
+                        got.append(c)
+                else:
+                    queue, got = queues.setdefault(who, []), []
+                    while queue and len(got) < n:
+                        c = queue.pop(0)
+                        if c in allowed:
+                            got.append(c)
+                    for c in got:
+                        held[c] = held.get(c, 0) + 1
+                    while len(got) < n:
+                        c = min(allowed, key=lambda k: (held.get(k, 0), allowed.index(k)))
+                        held[c] = held.get(c, 0) + 1
+                        got.append(c)
+                colors += got
+            s.choose(p.id, who, colors, g["kind"])
+            if s.choices is not p:
+                return
 
     def _position_after(self, moves: list[dict[str, Any]]) -> str | None:
         from companion.rules import IllegalMove, apply

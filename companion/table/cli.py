@@ -179,6 +179,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sim.session.game.log_hooks.append(sim.live.recorder.logged)
     if not args.fast:
         srv = _web(sim.session, args)
+        if srv is not None:
+            from web.setup import attach_table_feed
+            attach_table_feed(srv.app, sim.live)   # /setup shows the simulated camera too
         print(f"Simulated table: {args.mode}, {len(sim.session.position.colors)} players, seed {args.seed}; "
               f"game {sim.session.game.game_id} logged in {path}")
         sim.session.bus.subscribe(ConsoleLog(sim.session))
@@ -335,6 +338,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     srv = _web(session, args, pin)
     if srv is not None:
         print(f"(PIN {pin_note})")
+        from web.setup import attach_table_feed
+        attach_table_feed(srv.app, live)   # the camera setup page (/setup) shows this camera live
     bag = _bag_reader(args, live)
     status = live.run(source, bag)
     if recorder is not None:

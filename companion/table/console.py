@@ -45,6 +45,10 @@ class ConsoleLog:
         elif k == "question":
             opts = "; ".join(f"{i + 1}) {c['label']}" for i, c in enumerate(d["choices"]))
             self._print(f"[?] {d['prompt']} {opts} (answer on the dashboard)")
+        elif k == "choices":
+            self._print(f"[?] {d['text']} (answer on the dashboard)")
+        elif k == "choices_withdrawn":
+            self._print(f"[withdrawn] the move waiting for choices: {d.get('why', '')}")
         elif k in ("uncertain", "mismatch", "unknown_tag"):
             self._print(f"[{k}] {d.get('message', '')}")
         elif k == "status":

@@ -112,6 +112,10 @@ class LiveTable:
         """Seconds without a frame after which the camera is reopened."""
         self.give_up_s = GIVE_UP_S
         """Seconds of reopening without a frame after which the loop stops and says why."""
+        self._awaiting_reading = None   # the reading whose move waits for the players' choices
+        self.feed = None
+        """A lazy :class:`web.setup.CameraFeed`: every frame is offered to the dashboard's
+        camera setup page (it copies one only while the page is open)."""
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
@@ -120,6 +124,15 @@ class LiveTable:
         if msg.kind in ("undo", "correction", "reset"):
             self._recheck = True
             self._committed = None
+        elif msg.kind in ("choices_done", "choices_withdrawn"):
+            # The move that waited for the players' choices is settled: read the still board
+            # again (from the reading that showed the move, once it is in the game), and give
+            # the reader inputs that waited behind it their full time.
+            self._recheck = True
+            if msg.kind == "choices_done" and self._awaiting_reading is not None:
+                self._committed = self._awaiting_reading
+            self._awaiting_reading = None
+            self.pending = deque((self.clock(), m) for _, m in self.pending)
 
     @property
     def reader(self):
@@ -137,6 +150,8 @@ class LiveTable:
         self.stats["frames"] += 1
         if self.recorder is not None:
             self.recorder.frame(frame)
+        if self.feed is not None:
+            self.feed.offer(frame.image)
         self._check_size(frame.image)
         if not self.gate.feed(frame.image, frame.t_ms):
             if self._recheck and not self.gate.motion and self.gate.has_read:
@@ -182,6 +197,8 @@ class LiveTable:
         self.stats["last_read_changed"] = changed
         s.set_status("camera", "ok")
         with s.lock:
+            if s.choices is not None:
+                return   # a move waits for the players' choices: the board is read again once it is settled
             pos = s.position
             observed = apply_corrections(view_of_board(reading.board), s.corrections)
             ex = explain(pos, s.edition, observed)
@@ -208,6 +225,8 @@ class LiveTable:
                 self._withdraw_question()
                 for mv in seq:
                     s.submit(mv, source="camera")
+                if s.choices is not None and s.choices.source == "camera":
+                    self._awaiting_reading = reading
                 if len(s.game.events) > n0:
                     self._committed = reading
                     lat = (time.perf_counter() - t0) * 1000
@@ -314,6 +333,9 @@ class LiveTable:
 
     def _submit_or_wait(self, move: dict[str, Any]) -> None:
         s = self.session
+        if s.choices is not None:   # after the move that waits for the players' choices
+            self.pending.append((self.clock(), move))
+            return
         verdict = s.game.check(move)
         if verdict.legal:
             s.submit(move, source="reader")
@@ -325,6 +347,8 @@ class LiveTable:
 
     def _retry_pending(self) -> None:
         s = self.session
+        if s.choices is not None:
+            return
         now = self.clock()
         progress = True
         while progress and self.pending:

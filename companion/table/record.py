@@ -30,7 +30,7 @@ import cv2
 
 from companion.table.sources import Frame
 
-INPUTS = ("move", "undo", "answer", "correct", "clear_illegal", "new_game")
+INPUTS = ("move", "undo", "answer", "correct", "clear_illegal", "new_game", "choose", "withdraw_choices")
 
 
 class RecordingError(RuntimeError):
@@ -92,7 +92,8 @@ class Recorder:
 
     def input(self, item: dict[str, Any]) -> None:
         """A table input from the dashboard: ``{"input": "move", "move": {...}}``, ``undo``,
-        ``answer``, ``correct``, ``clear_illegal`` or ``new_game``."""
+        ``answer``, ``correct``, ``clear_illegal``, ``new_game``, ``choose`` (``player``,
+        ``choice``: gain or discard, ``colors``) or ``withdraw_choices``."""
         self._write({"kind": "input", **item})
 
     def logged(self, seq: int, kind: str, payload: dict[str, Any]) -> None:
@@ -337,6 +338,13 @@ def _replay_input(session, item: dict[str, Any], table) -> None:
     elif what == "answer":
         if session.question is not None:
             session.answer(session.question.id, int(item["choice"]))
+    elif what == "choose":
+        if session.choices is not None:
+            session.choose(session.choices.id, item["player"], list(item["colors"]), item.get("choice", "gain"),
+                           bool(item.get("by_other")))
+    elif what == "withdraw_choices":
+        if session.choices is not None:
+            session.withdraw_choices(item.get("why", "withdrawn"))
     elif what == "correct":
         session.correct(tuple(item["at"]), item.get("content"))
     elif what == "clear_illegal":

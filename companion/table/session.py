@@ -25,7 +25,8 @@ from companion.moves import parse_move
 from companion.networks import MyceliumGraph
 from companion.position import Position
 from companion.purchase import can_buy
-from companion.rules import REASONS, IllegalMove, Verdict
+from companion.rules import REASONS, IllegalMove, Verdict, choices_needed
+from companion.table.choices import ChoiceError, ChoicePrompt
 from companion.setup import GameConfig, new_game
 
 ACTION_SLOTS = {"place": "place or discard a tile", "move": "move the meeple", "remove": "remove a tile or rock",
@@ -65,6 +66,8 @@ class TableSession:
         self.feedback = feedback or (lambda kind: None)
         self.illegal: dict[str, Any] | None = None
         self.question: Question | None = None
+        self.choices: ChoicePrompt | None = None
+        """A legal move waiting for the players' choices (7.c, 5); see :meth:`choose`."""
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
         self.status_detail: dict[str, str] = {}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
@@ -112,6 +115,9 @@ class TableSession:
         if source == "dashboard":
             self._record({"input": "move", "move": m.to_json()})
         with self.lock:
+            if self.choices is not None:
+                # Nothing passes a move that waits for the players: it comes first.
+                return Verdict(False, "awaiting_choices", self.choices.sentence() + " first.")
             verdict = self.game.check(m)
             if not verdict.legal:
                 self.illegal = {"move": m.to_json(), "reason": verdict.reason, "message": verdict.message,
@@ -119,6 +125,17 @@ class TableSession:
                 self.counts["illegal_caught"] += 1
                 self.bus.publish("illegal", self.illegal)
                 self.feedback("illegal")
+                return verdict
+            asked = choices_needed(self.position, m, self.edition)
+            # Gains first: what goes back above the cap (5) depends on the cubes chosen, so
+            # it is asked once they are known (ChoicePrompt.final_move, then choose()).
+            asked = [a for a in asked if a["kind"] == "gain"] or asked
+            if asked:
+                # "Of their choice": the move waits until every player asked has chosen.
+                self.choices = ChoicePrompt(m.to_json(), source, asked)
+                self._clear_held("a legal move was made")
+                self.bus.publish("choices", self.choices.to_json())
+                self.feedback("ok")
                 return verdict
             try:
                 self.game.play(m)
@@ -129,6 +146,65 @@ class TableSession:
                 self.bus.publish("cleared", {"why": "a legal move was made"})
             self.feedback("ok")
             return verdict
+
+    def _clear_held(self, why: str) -> None:
+        if self.illegal is not None:
+            self.illegal = None
+            self.bus.publish("cleared", {"why": why})
+
+    def choose(self, prompt_id: str, player: str, colors: list[str], kind: str = "gain",
+               by_other: bool = False) -> Event | None:
+        """Answer ``player``'s entries of ``kind`` (``gain`` or ``discard``) in the open
+        :class:`~companion.table.choices.ChoicePrompt` with ``colors`` (one per cube).
+        ``by_other``: answered from another player's tablet.
+
+        When every entry is answered the move is committed with the answers and its event is
+        returned (``None`` while others still have to choose).  Raises :class:`SessionError`
+        for a stale prompt id or an answer that does not fit (nothing changes); when the
+        completed move is no longer legal (the game moved on) the prompt is withdrawn and
+        the error says why.
+        """
+        self._record({"input": "choose", "player": player, "choice": kind,
+                      "colors": list(colors) if isinstance(colors, list) else colors, "by_other": by_other})
+        with self.lock:
+            p = self.choices
+            if p is None or p.id != prompt_id:
+                raise SessionError("that choice is no longer open")
+            try:
+                p.answer(player, colors, kind, by_other)
+            except ChoiceError as e:
+                raise SessionError(str(e)) from None
+            if not p.complete:
+                self.bus.publish("choices", p.to_json())
+                return None
+            move = p.final_move()
+            try:
+                more = choices_needed(self.position, move, self.edition)
+            except IllegalMove as e:
+                self._withdraw(f"the move is no longer legal: {e.message}")
+                raise SessionError(f"the move waiting for the choices is no longer legal ({e.message}); it was withdrawn") from None
+            if more:   # the answers raise new questions (cubes above the cap to return)
+                p.asked.extend(more)
+                self.bus.publish("choices", p.to_json())
+                return None
+            self.choices = None
+            ev = self.game.play(move)
+            self.bus.publish("choices_done", {"id": p.id, "seq": ev.seq, "by_other": sorted(
+                {p.asked[i]["player"] for i in p.by_other})})
+            return ev
+
+    def withdraw_choices(self, why: str = "withdrawn on the dashboard") -> None:
+        """Drop the move waiting for choices (it was misread, or taken back at the table);
+        raises :class:`SessionError` when none waits."""
+        self._record({"input": "withdraw_choices", "why": why})
+        with self.lock:
+            if self.choices is None:
+                raise SessionError("no move is waiting for choices")
+            self._withdraw(why)
+
+    def _withdraw(self, why: str) -> None:
+        p, self.choices = self.choices, None
+        self.bus.publish("choices_withdrawn", {"id": p.id if p else None, "why": why})
 
     def _record(self, item: dict[str, Any]) -> None:
         for hook in self.input_hooks:
@@ -153,6 +229,8 @@ class TableSession:
         """
         self._record({"input": "undo", **({"expect": expect} if expect is not None else {})})
         with self.lock:
+            if self.choices is not None:
+                raise SessionError("a move is waiting for the players' choices: withdraw it first (it is not in the log yet)")
             if not self.game.events:
                 raise SessionError("nothing to undo")
             last = self.game.events[-1]
@@ -252,6 +330,7 @@ class TableSession:
             self.game.subscribe(self._on_game)
             self.illegal = None
             self.question = None
+            self.choices = None
             self.bus.publish("reset", {"reason": "new game"})
 
     # --- views ------------------------------------------------------------------------------
@@ -271,9 +350,10 @@ class TableSession:
             snap = {
                 "pos": game.position,
                 "events": list(game.events[-log_tail:]),
-                "undo_allowed": bool(game.events) and game.events[-1].move["action"] != "draw",
+                "undo_allowed": bool(game.events) and game.events[-1].move["action"] != "draw" and self.choices is None,
                 "illegal": self.illegal,
                 "question": self.question.to_json() if self.question else None,
+                "choices": self.choices.to_json() if self.choices else None,
                 "corrections": [{"at": [h.q, h.r], "content": c} for h, c in self.corrections.items()],
                 "fixes": list(game.fixes[-log_tail:]),
                 "status": dict(self.status),
@@ -315,6 +395,7 @@ class TableSession:
             "last_move_at": last_at,
             "illegal": snap["illegal"],
             "question": snap["question"],
+            "choices": snap["choices"],
             "corrections": snap["corrections"],
             "fixes": [{"after": f["after"], "text": f["text"], "at": f["at"]} for f in snap["fixes"]],
             "status": snap["status"],

@@ -102,8 +102,7 @@ def test_kill_9_mid_game_resumes_the_same_game(tmp_path):
     resumed = Game.resume(EventLog(db))
     k = len(resumed.events)
     assert k > 60
-    truth = BotTable(GameConfig(), seed=6, bot="greedy")   # the demo's simulated players
-    truth.fill_choices = False
+    truth = BotTable(GameConfig(), seed=6, bot="greedy")   # the demo's simulated players, choosing their own cubes
     while len(truth.game.events) < k:
         truth.play_turn()
     assert truth.game._positions[k].to_json() == resumed.position.to_json()

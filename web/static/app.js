@@ -267,6 +267,7 @@
     renderLog();
     renderActions();
     renderSpacePanel();
+    if (dlg.open && $("#hint-move") && Number(dlg.dataset.hintFor) !== hintKey()) hintDialog();
     const lock = $("#btn-lock");
     lock.textContent = unlocked() ? "Lock" : "Unlock";
     lock.dataset.locked = unlocked() ? "0" : "1";
@@ -348,6 +349,7 @@
         ...S.question.choices.map((c, i) => h("button", { type: "button", class: "answer", onclick: () => send("answer", { id: S.question.id, choice: i }, "Answered.") }, c.label)));
       q.hidden = false;
     } else q.hidden = true;
+    renderChoices();
     const res = $("#result-banner");
     if (pos.result && !replay) {
       const w = pos.result.winners || [];
@@ -426,8 +428,9 @@
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
           h("span", { class: "vp" }, `${p.vp} VP`, h("span", { class: "ncards" }, ` · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`))),
-        active && p.open_actions.length
-          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, "Still open: ", p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")) : "");
+        active && (p.open_actions.length || hintsOn())
+          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, p.open_actions.length ? "Still open: " + p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ") : "",
+            hintsOn() && !replay ? h("button", { type: "button", id: "btn-hint", class: "hint", onclick: hintDialog }, "What can I do?") : "") : "");
       return row;
     }));
   }
@@ -575,6 +578,130 @@
     openDialog("Confirm purchase", body, [{ label: "Confirm purchase", primary: true, id: "buy-confirm", onclick: () => send("buy", { card: card.id }, `${card.name} bought.`) }]);
   }
 
+  // --- "What can I do?" (table rule ``hints``) -------------------------------------------------
+  function hintKey() { return S.log.length ? S.log[S.log.length - 1].seq : 0; }
+  function hintsOn() { return !!(S && S.position.options && S.position.options.hints) && !S.position.result; }
+  /** The greedy bot's suggestion for the active player and a plan per face-up card, as
+   * ``mycelium-companion hint`` prints them; a read, so no PIN. */
+  async function hintDialog() {
+    const who = S.position.active;
+    openDialog(`What can ${cap(who)} do?`, [h("p", { class: "detail" }, "Working it out…")], []);
+    let doc;
+    try {
+      const r = await fetch("/api/hint", { credentials: "same-origin", cache: "no-store" });
+      doc = await r.json();
+      if (!r.ok) throw new Error(doc.message || "No hint now.");
+    } catch (e) { dlgError(e.message); return; }
+    if (!dlg.open) return;
+    dlg.dataset.hintFor = String(hintKey());
+    const cards = doc.cards.map(c => h("li", { class: "hint-card" + (c.can_buy ? " can" : ""), "data-card": c.card },
+      h("strong", {}, c.name), ` (${c.vp} VP): `,
+      c.can_buy ? h("span", { class: "yes" }, "can be bought now ✓") : h("ul", {}, ...c.steps.map(st => h("li", {}, st)))));
+    openDialog(`What can ${cap(doc.player)} do?`, [h("div", { class: "hint-body" },
+      h("p", { id: "hint-move" }, h("strong", {}, "Suggested: "), cap(doc.text)),
+      h("p", { id: "hint-reason", class: "detail" }, "Why: " + (doc.reason.startsWith(doc.text) ? doc.reason.slice(doc.text.length).replace(/^[:;]\s*/, "") : doc.reason)),
+      h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards))], []);
+  }
+
+  // --- the players' choices a move waits for (7.c "of their choice", 5.b, 5) -----------------------
+  /* Each tablet may say whose it is (kept in this browser): that player's chooser opens by
+   * itself; answering for another player (their tablet is away) is confirmed first. */
+  const SEAT_KEY = "mycelium-seat";
+  let autoOpened = null;
+  function seat() { try { return localStorage.getItem(SEAT_KEY) || null; } catch (e) { return null; } }
+  function setSeat(c) { try { localStorage.setItem(SEAT_KEY, c); } catch (e) { /* private mode: ask each time */ } }
+  const NUT_WORD = { pink: "P pink", yellow: "Y yellow", white: "W white" };
+  function colorsWords(cs) { return cs.map(c => c).join(", "); }
+
+  function renderChoices() {
+    const box = $("#choices-banner");
+    const p = S.choices;
+    if (!p || replay) {
+      box.hidden = true;
+      if (dlg.open && $("#choice-form")) closeDialog();
+      return;
+    }
+    const mine = seat();
+    box.replaceChildren(h("span", { class: "msg" }, h("strong", {}, "Choose: "), cap(p.text) + "."),
+      ...p.asked.map(g => g.answer
+        ? h("span", { class: "chosen", "data-player": g.player }, chip(g.player), ` ✓ ${colorsWords(g.answer)}`, g.by_other ? " (answered from another tablet)" : "")
+        : h("button", { type: "button", class: "small choose" + (g.player === mine ? " mine" : ""), "data-player": g.player,
+            onclick: () => whoAnswers(g) }, chip(g.player), ` ${cap(g.player)}: ${g.kind === "discard" ? "return" : "choose"} ${g.count}…`)),
+      h("button", { type: "button", class: "small", id: "choices-withdraw", onclick: withdrawChoices }, "Withdraw move"));
+    box.hidden = false;
+    // the chooser follows the prompt: closed when it is answered elsewhere or gone
+    const open = $("#choice-form");
+    if (dlg.open && open) {
+      const g = p.asked.find(x => x.player === open.dataset.player && x.kind === open.dataset.kind);
+      if (open.dataset.prompt !== p.id || !g || g.answer) closeDialog();
+    }
+    const own = p.asked.find(g => g.player === mine && !g.answer);
+    if (own && !dlg.open && autoOpened !== p.id + own.player + own.kind) {
+      autoOpened = p.id + own.player + own.kind;
+      chooser(own, false);
+    }
+  }
+
+  /** Who is answering for ``g.player``: this tablet's player, or someone answering for them. */
+  function whoAnswers(g) {
+    const mine = seat(), who = cap(g.player);
+    if (mine === g.player) return chooser(g, false);
+    if (!mine) {
+      return openDialog(`Is this ${who}'s tablet?`, [h("p", {}, `${who} chooses ${g.count} nutrient${g.count === 1 ? "" : "s"}: ${g.why.join("; ")}.`)],
+        [{ label: `I am ${who}`, primary: true, id: "seat-me", onclick: () => { setSeat(g.player); chooser(g, false); } },
+         { label: `Answer for ${who} (their tablet is away)`, id: "answer-other", onclick: () => chooser(g, true) }]);
+    }
+    openDialog(`Answer for ${who}?`, [h("p", {}, `This is ${cap(mine)}'s tablet. Answer for ${who} only when ${who}'s tablet is away: ` +
+      "the table sees that the answer came from another tablet.")],
+      [{ label: `Answer for ${who}`, primary: true, id: "answer-other", onclick: () => chooser(g, true) },
+       { label: `This is ${who}'s tablet now`, id: "seat-me", onclick: () => { setSeat(g.player); chooser(g, false); } }]);
+  }
+
+  /** Tap the colours: one section per run of entries offering the same colours (three
+   * mycorrhizae are one section of 3 cubes), a count per colour, Confirm once every cube
+   * is picked. */
+  function chooser(g, other) {
+    const sections = [];
+    for (const part of g.parts) {
+      const last = sections[sections.length - 1];
+      if (last && last.colors.join() === part.colors.join()) { last.count += part.count; last.why.push(part.why); }
+      else sections.push({ colors: part.colors, count: part.count, why: [part.why], picked: [] });
+    }
+    const ok = h("button", { type: "button", class: "primary", id: "choice-ok", disabled: true }, "Confirm");
+    const draw = () => {
+      for (const sec of sections) {
+        for (const b of sec.row.children) {
+          const c = b.dataset.color;
+          if (!c) continue;
+          b.querySelector("b").textContent = String(sec.picked.filter(x => x === c).length);
+        }
+        sec.left.textContent = sec.picked.length < sec.count ? `${sec.count - sec.picked.length} to pick` : "✓";
+      }
+      ok.disabled = !sections.every(sec => sec.picked.length === sec.count);
+    };
+    const body = [h("p", { class: "detail" }, g.kind === "discard" ? "Above the cap of 8: tap the cubes to return." : "Tap a colour once per cube.")];
+    for (const sec of sections) {
+      sec.left = h("span", { class: "left" });
+      sec.row = h("div", { class: "choices nutpick" }, ...sec.colors.map(c => h("button", { type: "button", class: "nut " + c, "data-color": c,
+        onclick: () => { if (sec.picked.length < sec.count) sec.picked.push(c); draw(); } }, NUT_WORD[c] || c, " ", h("b", {}, "0"))),
+        h("button", { type: "button", class: "clear", onclick: () => { sec.picked = []; draw(); } }, "Clear"));
+      body.push(h("div", { class: "choice-section" }, h("label", {}, `${sec.why.join(", ")}: ${sec.count} cube${sec.count === 1 ? "" : "s"} `, sec.left), sec.row));
+    }
+    const form = h("div", { id: "choice-form", "data-player": g.player, "data-kind": g.kind, "data-prompt": S.choices.id }, ...body);
+    const who = cap(g.player);
+    openDialog(`${who}: ${g.kind === "discard" ? "return" : "choose"} ${g.count} nutrient${g.count === 1 ? "" : "s"}` + (other ? ` (for ${who})` : ""), [form], []);
+    $("#dlg-buttons").prepend(ok);
+    ok.onclick = () => send("choose", { id: S.choices.id, player: g.player, kind: g.kind, colors: sections.flatMap(sec => sec.picked),
+      seat: seat(), confirm_other: !!other }, `${who}'s choice is in.`);
+    draw();
+  }
+  function withdrawChoices() {
+    const p = S.choices;
+    openDialog("Withdraw the move?", [h("p", {}, "The move waiting for these choices is not in the log yet. Withdraw it when it was misread, " +
+      "or put the pieces back first; the camera asks again if it still sees it.")],
+      [{ label: "Withdraw the move", primary: true, id: "withdraw-ok", onclick: () => send("choose/withdraw", { id: p.id }, "Move withdrawn.") }]);
+  }
+
   function otherColors() { return S.position.players.map(p => p.color).filter(c => c !== S.position.active); }
 
   function giveDialog() {
@@ -617,6 +744,7 @@
     try { opts = await (await fetch("/api/setup")).json(); } catch (e) { toast("Cannot load the set-up options.", true); return; }
     let mode = S.position.mode, diff = S.position.difficulty || "easy";
     let order = S.position.players.map(p => p.color);
+    let hints = !!(S.position.options || {}).hints;
     const teams = {};
     S.position.players.forEach((p, i) => { teams[p.color] = p.team || String(1 + (i % 2)); });
     const orderBox = h("div", { class: "choices order" });
@@ -639,8 +767,10 @@
       h("label", {}, "Mode"), choiceRow("mode", opts.modes.map(m => [m, cap(m)]), mode, v => { mode = v; drawOrder(); }),
       h("label", {}, "Difficulty (places the trees)"), choiceRow("difficulty", opts.difficulties.map(d => [d, cap(d)]), diff, v => { diff = v; drawOrder(); }), trees,
       h("label", {}, "Players — tap in turn order, first player first"), orderBox, teamBox,
+      h("label", {}, "Table rule: the \u201cWhat can I do?\u201d hint button"),
+      choiceRow("hints", [["off", "Off"], ["on", "On"]], hints ? "on" : "off", v => { hints = v === "on"; }),
     ], [{ label: "Start new game", primary: true, id: "new-ok", onclick: () => {
-      const body = { mode, difficulty: diff, players: order };
+      const body = { mode, difficulty: diff, players: order, options: { hints } };
       if (mode === "team") body.teams = Object.fromEntries(order.map(c => [c, teams[c]]));
       confirmReplace(() => send("new-game", body, "New game set up."));
     } }]);
@@ -706,5 +836,5 @@
     await refresh();
     startStreamSharing();
   });
-  window.MycDashboard = { refresh, state: () => S, post, leading: () => leading, selectTab };
+  window.MycDashboard = { refresh, state: () => S, post, leading: () => leading, selectTab, seat, setSeat };
 })();

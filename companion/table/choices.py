@@ -1,0 +1,149 @@
+"""A legal move that leaves choices to the players waits, uncommitted, for every answer.
+
+Rulebook 7.c (Forest Communication): "all players gain 2 nutrients of their choice"; the
+engine says whom to ask with :func:`companion.rules.choices_needed` (each entry
+``{"player", "kind", "count", "colors", "why"}``; ``kind`` ``"gain"`` picks ``count`` cubes
+among ``colors``, ``"discard"`` returns ``count`` cubes above the cap, rulebook 5).  The table
+cannot guess what each player would take, so :class:`ChoicePrompt` holds the move until every
+entry is answered, then the move is committed with the answers in its ``choose`` and ``drop``
+fields (``docs/position.md``): the log keeps exactly what was chosen.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ChoiceError(ValueError):
+    """An answer that does not fit the prompt (wrong count or colour, no such entry)."""
+
+
+@dataclass
+class ChoicePrompt:
+    """The waiting ``move`` (a move document), where it came from (``source``), the
+    ``asked`` entries and the answers so far (entry index -> colours, one per cube).
+
+    Players answer per player and kind (:meth:`answer`, :meth:`groups`).
+    ``by_other``: the entries answered from a tablet that is not the player's own (the
+    player's tablet was away), so the table can see it.
+    """
+
+    move: dict[str, Any]
+    source: str
+    asked: list[dict[str, Any]]
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    answers: dict[int, list[str]] = field(default_factory=dict)
+    by_other: set[int] = field(default_factory=set)
+
+    @property
+    def waiting_for(self) -> list[str]:
+        """The players with an entry still unanswered, in the order they were asked."""
+        out: list[str] = []
+        for i, a in enumerate(self.asked):
+            if i not in self.answers and a["player"] not in out:
+                out.append(a["player"])
+        return out
+
+    @property
+    def complete(self) -> bool:
+        return len(self.answers) == len(self.asked)
+
+    def groups(self) -> list[dict[str, Any]]:
+        """The entries as the players answer them: one per player and kind, in the order
+        asked, ``{"player", "kind", "count", "colors", "why": [...], "parts", "answer", "by_other"}``
+        (a tile forming three mycorrhizae and Forest Communication is one pick of 5 cubes);
+        ``parts``: each entry's ``{"why", "count", "colors"}`` in order, which the answer's
+        colours follow."""
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        for i, a in enumerate(self.asked):
+            g = out.setdefault((a["player"], a["kind"]), {"player": a["player"], "kind": a["kind"], "count": 0,
+                                                          "colors": [], "why": [], "parts": [], "index": []})
+            g["count"] += a["count"]
+            g["parts"].append({"why": a["why"], "count": a["count"], "colors": list(a["colors"])})
+            g["colors"] += [c for c in a["colors"] if c not in g["colors"]]
+            g["why"].append(a["why"] if a["count"] == 1 else f"{a['why']} ({a['count']})")
+            g["index"].append(i)
+        for g in out.values():
+            idx = g.pop("index")
+            done = all(i in self.answers for i in idx)
+            g["answer"] = [c for i in idx for c in self.answers[i]] if done else None
+            g["by_other"] = done and any(i in self.by_other for i in idx)
+        return list(out.values())
+
+    def answer(self, player: str, colors: list[str], kind: str = "gain", by_other: bool = False) -> None:
+        """Record ``player``'s colours (one per cube) for all their entries of ``kind``, in the
+        order asked; a second answer replaces the first until the move is committed.  Raises
+        :class:`ChoiceError` when ``player`` is not asked, for the wrong number of cubes, or a
+        colour an entry does not offer."""
+        idx = [i for i, a in enumerate(self.asked) if a["player"] == player and a["kind"] == kind]
+        if not idx:
+            raise ChoiceError(f"player: {player} has no {kind} to choose here")
+        need = sum(self.asked[i]["count"] for i in idx)
+        if not isinstance(colors, list) or len(colors) != need:
+            raise ChoiceError(f"colors: {player} picks exactly {need} cube(s)")
+        parts, at = {}, 0
+        for i in idx:
+            a = self.asked[i]
+            part = colors[at: at + a["count"]]
+            bad = [c for c in part if c not in a["colors"]]
+            if bad:
+                raise ChoiceError(f"colors: {bad[0]!r} is not offered here (choose among {', '.join(a['colors'])})")
+            parts[i] = list(part)
+            at += a["count"]
+        for i, part in parts.items():
+            self.answers[i] = part
+            if by_other:
+                self.by_other.add(i)
+            else:
+                self.by_other.discard(i)
+
+    def final_move(self) -> dict[str, Any]:
+        """The move with every answer written in: gains in ``choose`` (per player, after any
+        colours the move already named), discards in ``drop``."""
+        move = dict(self.move)
+        choose = move.get("choose", [])
+        if not isinstance(choose, dict):
+            choose = {move["player"]: list([choose] if isinstance(choose, str) else choose)} if choose else {}
+        choose = {p: list([c] if isinstance(c, str) else c) for p, c in choose.items()}
+        drop = {p: dict(v) for p, v in (move.get("drop") or {}).items()}
+        for i, a in enumerate(self.asked):
+            colors = self.answers[i]
+            if a["kind"] == "discard":
+                d = Counter(drop.get(a["player"], {}))
+                d.update(colors)
+                drop[a["player"]] = dict(d)
+            else:
+                choose.setdefault(a["player"], []).extend(colors)
+        if choose:
+            move["choose"] = choose
+        if drop:
+            move["drop"] = drop
+        return move
+
+    def sentence(self) -> str:
+        """What the table waits for, in words."""
+        whys: list[str] = []
+        trees: list[str] = []
+        for a in self.asked:   # "mycorrhiza with tree A" x3 reads "mycorrhizae with trees A, B and C"
+            if a["why"].startswith("mycorrhiza with tree "):
+                trees.append(a["why"].rsplit(" ", 1)[-1])
+                if "mycorrhiza" not in whys:
+                    whys.append("mycorrhiza")
+            elif a["why"] not in whys:
+                whys.append(a["why"])
+        if trees:
+            whys[whys.index("mycorrhiza")] = ("mycorrhiza with tree " + trees[0] if len(trees) == 1 else
+                                              "mycorrhizae with trees " + ", ".join(trees[:-1]) + " and " + trees[-1])
+        who = self.waiting_for
+        names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
+        return f"{', '.join(whys)}: waiting for {names} to choose on the dashboard"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "move": self.move, "source": self.source, "text": self.sentence(),
+                "asked": self.groups(), "waiting_for": self.waiting_for}
+
+
+__all__ = ["ChoicePrompt", "ChoiceError"]

@@ -1,0 +1,90 @@
+""""What can I do?" in Debian's Chromium: the button shows only when the table rule is on, a
+tap opens the suggestion and the plan per card, and the box fits a phone (390x844) and a
+tablet (1280x800); screenshots under ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_browser import ARTIFACTS, browser, pytestmark  # noqa: F401  (fixture and skip reused)
+from web.demo import demo_session
+from web.server import serve
+from webtools import PIN, play_turns
+
+
+@pytest.fixture
+def table():
+    s = demo_session("competitive", 3, seed=11, options={"hints": True})
+    play_turns(s, 12)
+    srv = serve(s, port=0, pin=PIN, announce=False)
+    yield s, srv
+    srv.shutdown()
+
+
+def inside(box, w, h):
+    return box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= w + 0.5 \
+        and box["y"] + box["height"] <= h + 0.5
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
+def test_what_can_i_do_opens_the_plan_inside_the_screen(browser, table, size):
+    s, srv = table
+    w, h = size
+    page = browser.new_page(viewport={"width": w, "height": h}, bypass_csp=True)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(srv.local_url)
+        page.wait_for_selector("body[data-rendered='1']")
+        active = s.position.active
+        btn = page.locator(f".player.active[data-color={active}] #btn-hint")
+        assert btn.count() == 1 and inside(btn.bounding_box(), w, h)
+        b = btn.bounding_box()
+        assert b["height"] >= 44 and b["width"] >= 44       # a finger, not a mouse
+        btn.click()                                          # a read: no PIN asked
+        page.wait_for_selector("#hint-move")
+        want = srv.app.test_client().get("/api/hint").get_json()
+        assert want["text"][1:] in page.locator("#hint-move").inner_text()
+        assert want["reason"][len(want["text"]) + 2:] in page.locator("#hint-reason").inner_text()
+        cards = page.locator("#hint-cards > li")
+        assert cards.count() == len(want["cards"])
+        first = want["cards"][0]
+        assert first["name"] in cards.first.inner_text()
+        assert all(step in cards.first.inner_text() for step in first["steps"])
+        assert inside(page.locator("#dlg").bounding_box(), w, h)
+        close = page.locator("#dlg-buttons .cancel")
+        assert inside(close.bounding_box(), w, h)             # the way out needs no scrolling
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"hint-{w}x{h}.png"))
+        close.click()
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_no_hint_button_while_the_table_rule_is_off(browser):
+    s = demo_session("competitive", 2, seed=5)
+    play_turns(s, 3)
+    srv = serve(s, port=0, pin=PIN, announce=False)
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    try:
+        page.goto(srv.local_url)
+        page.wait_for_selector("body[data-rendered='1']")
+        assert page.locator("#btn-hint").count() == 0
+        # the table turns it on for its next game (New game → the table rule), with the PIN
+        page.click("#btn-lock")
+        page.fill("#pin-input", PIN)
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('#btn-lock').textContent === 'Lock'")
+        page.click("#act-new")
+        page.click("#dlg [data-name=hints] button[data-value=on]")
+        page.click("#new-ok")
+        page.click("#new-confirm")
+        page.wait_for_selector("#btn-hint")
+        assert s.position.options.get("hints") is True
+        page.click("#btn-hint")
+        page.wait_for_selector("#hint-move")
+        assert "spore" in page.locator("#hint-move").inner_text()    # set-up: where to put the spore
+    finally:
+        page.close()
+        srv.shutdown()

@@ -1,0 +1,86 @@
+"""``GET /api/hint``: the "What can I do?" answer is the CLI's, only when the table allows it."""
+
+from __future__ import annotations
+
+import json
+
+from webtools import PIN, Browser, play_turns
+
+from companion.cli import main as cli_main
+from companion.rules import check
+from web import create_app
+from web.demo import demo_session
+
+
+def _session(hints: bool, seed: int = 11):
+    s = demo_session("competitive", 3, seed=seed, options={"hints": True} if hints else None)
+    play_turns(s, 12)
+    return s
+
+
+def test_hint_is_refused_while_the_table_rule_is_off():
+    b = Browser(create_app(_session(False), pin=PIN))
+    r = b.get("/api/hint")
+    assert r.status_code == 409
+    assert r.get_json()["error"] == "hints_off" and "table rule 'hints'" in r.get_json()["message"]
+
+
+def test_hint_gives_the_cli_answer_for_the_active_player(tmp_path, capsys):
+    s = _session(True)
+    b = Browser(create_app(s, pin=PIN))
+    doc = b.get("/api/hint").get_json()
+    assert doc["ok"] and doc["player"] == s.position.active
+    # the suggested move is legal where it is suggested, and said in words
+    assert check(s.position, doc["move"], s.edition).legal
+    assert doc["text"] == check(s.position, doc["move"], s.edition).message
+    assert doc["reason"].startswith(doc["text"])
+    # one plan per face-up card, steps in words for the cards not yet affordable
+    faceup = [c for d in ("a", "b") for c in s.position.market[d]]
+    assert sorted(c["card"] for c in doc["cards"]) == sorted(faceup)
+    assert all(c["can_buy"] or c["steps"] for c in doc["cards"])
+    # the same content as `mycelium-companion hint --json`
+    p = tmp_path / "pos.json"
+    p.write_text(json.dumps(s.position.to_json()))
+    capsys.readouterr()
+    assert cli_main(["hint", "--position", str(p), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert {k: doc[k] for k in ("player", "move", "reason", "cards")} == cli
+
+
+def test_hint_follows_the_game_and_a_new_game_can_turn_it_on():
+    s = _session(True)
+    b = Browser(create_app(s, pin=PIN))
+    first = b.get("/api/hint").get_json()
+    play_turns(s, 1, seed=3)
+    after = b.get("/api/hint").get_json()
+    assert after["player"] == s.position.active and after["seq"] > first["seq"]
+    assert check(s.position, after["move"], s.edition).legal if after["move"] else True
+
+    off = _session(False)
+    b = Browser(create_app(off, pin=PIN))
+    b.unlock()
+    r = b.post("/api/new-game", {"players": ["blue", "red"], "mode": "competitive", "options": {"hints": True}})
+    assert r.status_code == 200, r.get_json()
+    doc = b.get("/api/hint").get_json()
+    assert doc["ok"] and doc["move"]["action"] == "spore"   # set-up: where to put the spore
+    assert b.get("/api/state").get_json()["position"]["options"]["hints"] is True
+
+
+def test_an_undone_move_replaced_by_another_gets_a_fresh_hint():
+    s = _session(True)
+    b = Browser(create_app(s, pin=PIN))
+    b.unlock()
+    before = b.get("/api/hint").get_json()
+    mv = before["move"]
+    assert b.post("/api/move", {"move": mv}).status_code == 200
+    after_first = b.get("/api/hint").get_json()
+    assert b.post("/api/undo", {}).status_code == 200
+    assert b.get("/api/hint").get_json()["move"] == before["move"]       # back where it was
+    from webtools import legal
+    other = next(m for m in legal(s, mv["action"]) if m != mv)
+    assert b.post("/api/move", {"move": other}).status_code == 200
+    fresh = b.get("/api/hint").get_json()
+    from companion.hints import hint
+    want = hint(s.position, s.edition).to_json()          # same number of moves, another position
+    assert {k: fresh[k] for k in want} == want
+    assert want != {k: after_first[k] for k in want}
