@@ -259,8 +259,10 @@ class GreedyBot:
         s += src
         if target and target.color in joined and target.missing_tiles > 0:
             s += self._toward_purchase(b, player, at, tile, target)
-        if coop and "forest_communication" not in pos.missions and "green" in tile.edge_color:
-            s += self._communication(b, at, tile)
+        if coop and "forest_communication" not in pos.missions:
+            if "green" in tile.edge_color:
+                s += self._communication(b, at, tile)
+            s -= self._blocks_network(b, at, tile)
         return s + self.rng.random() * 0.5
 
     @staticmethod
@@ -365,10 +367,31 @@ class GreedyBot:
                 continue
             reach = self._reach(len(trees), len(ends))
             gap = self._gap(pos, trees, ends)
+            if reach < best_now and pos.cache.get("green_best_spaces", frozenset()) & {at.neighbor(e) for e in path.edges}:
+                s -= 8 * (best_now - reach)   # a spur or a dead end on the best network
             s += (3 * len(trees) if ends or len(trees) == 4 else -3) + 14 * max(0.0, reach - best_now)
             if reach >= best_now:
                 s += 3 * max(0.0, gap_now - gap)
         return s
+
+    def _blocks_network(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
+        """Cost of covering an open end of the green network closest to the trees with a side
+        that is not green: that end can no longer grow toward a tree (7.c)."""
+        _nets, best_now, _gap = self._green_nets(b)
+        ends = b.pos.cache.get("green_best_ends") or ()
+        if at not in ends or best_now >= 4:
+            return 0.0
+        pos = b.pos
+        cost = 0.0
+        for e in range(6):
+            n = at.neighbor(e)
+            code = pos.tiles.get(n)
+            if code is None or n not in (b.pos.cache.get("green_best_spaces") or ()):
+                continue
+            facing = tilecodes.parse(code).path_on_edge(opposite(e))
+            if facing is not None and tilecodes.parse(code).paths[facing].color == "green" and tile.edge_color[e] != "green":
+                cost += 8.0
+        return cost
 
     def _green_nets(self, b: Board) -> tuple[dict, float, float]:
         """Green path node -> (network index, trees it touches, its open ends); the best
@@ -399,6 +422,7 @@ class GreedyBot:
             if (reach, -gap) > (best, -best_gap):
                 best, best_gap = reach, gap
                 b.pos.cache["green_best_spaces"] = net.spaces
+                b.pos.cache["green_best_ends"] = frozenset(ends)
             for node in net.nodes:
                 out[node] = (k, touched, ends)
         b.pos.cache["green_nets"] = (out, best, best_gap)
@@ -472,9 +496,7 @@ class GreedyBot:
         best_score, best = self.best_placement(b, p, target)
         first = None
         if "move" not in pos.taken:
-            moves = movegen.meeple_moves(b, p)
-            if len(moves) > 16:
-                moves = self.rng.sample(moves, 16)
+            moves = self._candidate_moves(b, p, target)
             for mv in moves:
                 moved = Board(self._with_meeple(pos, p, Hex(*mv["to"])), b.edition)
                 sc, pl = self.best_placement(moved, p, target)
@@ -504,6 +526,28 @@ class GreedyBot:
         green3 = any(path.color == "green" and len(path.edges) >= 3 for path in tilecodes.parse(code).paths)
         return branches + (5 if green3 and pos.mode == "cooperative" and "forest_communication" not in pos.missions else 0)
 
+    def _candidate_moves(self, b: Board, p: str, target: Target | None, limit: int = 16) -> list[dict[str, Any]]:
+        """Meeple moves worth trying before the placement (4.b), at most ``limit``: first those
+        ending next to an open end of the green network closest to the trees (cooperative,
+        7.c) or on a tile holding the target card's colour, then a random sample of the rest."""
+        pos = b.pos
+        moves = movegen.meeple_moves(b, p)
+        if len(moves) <= limit:
+            return moves
+        wanted: set = set()
+        if pos.mode == "cooperative" and "forest_communication" not in pos.missions:
+            self._green_nets(b)
+            wanted |= set(pos.cache.get("green_best_spaces") or ())
+        first, rest = [], []
+        for mv in moves:
+            to = Hex(*mv["to"])
+            code = pos.tiles.get(to)
+            on_target = target is not None and code is not None and target.color in tilecodes.parse(code).colors()
+            (first if to in wanted or (on_target and mv["color"] == target.color) else rest).append(mv)
+        self.rng.shuffle(first)
+        picked = first[: limit * 3 // 4]
+        return picked + self.rng.sample(rest, min(len(rest), limit - len(picked)))
+
     def _rock(self, b: Board, p: str) -> tuple[float, dict[str, Any]] | None:
         pos = b.pos
         spots = movegen.rock_spots(b, p)
@@ -512,12 +556,21 @@ class GreedyBot:
         mine = set(pos.teammates(p))
         here = pos.meeples.get(p)
         own_net = set().union(*[n.spaces for n in b.graph.networks if here in n.spaces])
+        fc_net, fc_ends = frozenset(), frozenset()
+        if pos.mode == "cooperative" and "forest_communication" not in pos.missions:
+            self._green_nets(b)
+            fc_net = pos.cache.get("green_best_spaces") or frozenset()
+            fc_ends = pos.cache.get("green_best_ends") or frozenset()
         best = None
         for mv in spots:
             at = Hex(*mv["at"])
             s = 0.0
             if at in own_net:
                 s -= 6   # would cut the network the meeple stands on
+            if at in fc_net:
+                s -= 15  # would cut the green network closest to Forest Communication (7.c)
+            elif at in fc_ends:
+                s -= 8   # would block one of its open ends
             who = pos.meeple_at(at)
             owner = pos.spore_owner(at)
             if who in mine or owner in mine:
