@@ -84,3 +84,22 @@ def test_the_bot_puts_down_a_second_rock_without_hurting_itself():
     assert mv["action"] == "rock"
     assert tuple(mv["at"]) not in {(3, 0), (4, 0)}
     assert check(pos, mv).legal
+
+
+def test_cooperative_bots_pay_for_a_card_with_tiles_off_the_green_network_toward_the_trees():
+    # 6.a lets the buyer pick the tiles within one network; 7.c needs a green network that
+    # reaches every tree.  The pink tile at D4 also carries the green path touching the tree,
+    # so the bot pays a01's two pink tiles with the other two (the default would take D4,
+    # the farthest from the meeple).
+    from companion.edition import load_edition
+    from companion.rules import apply
+    ed = load_edition()
+    pos = make_position(tiles={(-1, 1): "P03.G12", (0, 1): "P03", (1, 1): "P03"}, trees={(0, 0): [None] * 4},
+                        meeples={"blue": (1, 1), "orange": (-4, 0)}, hands={"blue": ["Y03"], "orange": []},
+                        nutrients={"blue": {"pink": 1}, "orange": {"yellow": 1}}, mode="cooperative", difficulty="easy",
+                        taken=["place"], market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    mv = GreedyBot(random.Random(1)).next_action(pos, ed)
+    assert mv["action"] == "buy" and mv["card"] == "a01"
+    assert sorted(map(tuple, mv["tiles"])) == [(0, 1), (1, 1)]
+    after = apply(pos, mv, ed).position
+    assert (-1, 1) in after.tiles and after.tiles[(-1, 1)] == "P03.G12"
