@@ -59,6 +59,8 @@ def bot_figures(games: int, seed: int) -> None:
         dt = (time.perf_counter() - t0) / games
         rate = s[key]
         missions = "".join(f", {m} {v:.0%}" for m, v in s["missions"].items())
+        if len(s["ended_early_by_players"]) > 1:
+            missions += ", ended early by players " + " ".join(f"{k}p {v:.0%}" for k, v in s["ended_early_by_players"].items())
         print(f"  {mode:<11} {difficulty:<6} {what:<46} {rate:5.0%} (target {target:.0%}) {'ok' if rate >= target else 'MISSED'}"
               f"   winner VP median {s['winner_vp']['median']}, cards bought median {s['cards_bought']['median']}"
               f"{missions}, {dt:.1f} s/game")

@@ -2,9 +2,15 @@
 
 - :class:`RandomBot`: random legal choices with a taste for nutrients.  It exercises the
   rules (property tests, the simulated table), not the game.
-- :class:`GreedyBot`: a one-ply greedy search over the legal actions with a hand-written
-  evaluation (targets a card, grows toward substrates and trees of its colours, buys,
-  cooperates on the missions).  Self-play figures: ``bench/rules.py``.
+- :class:`GreedyBot`: a one-ply greedy search over the legal actions (each placement scored
+  from where the meeple stands and after each possible move) with a hand-written
+  evaluation: it targets the card closest to affordable per victory point, grows that
+  card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
+  target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
+  and in cooperative play grows one green network toward all four trees (Forest
+  Communication: trees touched, open ends left, tiles still to lay) and pays for cards with
+  tiles off that network.  No lookahead beyond the turn and no rollouts.  Self-play
+  figures: ``bench/rules.py``.
 
 A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`check`).
 """
@@ -22,6 +28,9 @@ from companion.hexgrid import Hex, distance, opposite
 from companion.position import Position
 from companion.rules import Board, IllegalMove, check, choices_needed
 
+SOURCE_PULL = 0.25
+"""Weight of the long-range pull toward the sources of missing cubes: measured over 30
+competitive games each, 0.25 ended more games at 10 VP than 0 or 0.5."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
@@ -197,9 +206,12 @@ class GreedyBot:
         for at, kind in pos.substrates.items():
             goals["pink" if kind == "wood" else "yellow"].append(at)
         left = economy.markers_left(pos, player) > 0
+        goals["free_trees"] = []
         for at, slots in pos.trees.items():
             if pos.mode == "cooperative" or (left and None in slots):
                 goals["green"].append(at)
+            if left and None in slots:
+                goals["free_trees"].append(at)
         return goals
 
     def score_place(self, b: Board, player: str, code: str, at: Hex, joined: set[str],
@@ -218,6 +230,7 @@ class GreedyBot:
                 s -= 6
         coop = pos.mode == "cooperative"
         markers = economy.markers_left(pos, player) > 0
+        src = 0.0
         for e, color in enumerate(tile.edge_color):
             if color is None:
                 continue
@@ -242,11 +255,33 @@ class GreedyBot:
                 # mycorrhizae are where white cubes come from.
                 d = min(distance(n, x) for x in goals["green"]) - 1
                 s += 1.5 * max(0, 4 - d)
+            src = max(src, self._toward_sources(n, color, need, goals))
+        s += src
         if target and target.color in joined and target.missing_tiles > 0:
             s += self._toward_purchase(b, player, at, tile, target)
-        if coop and "forest_communication" not in pos.missions and "green" in tile.edge_color:
-            s += self._communication(b, at, tile)
+        if coop and "forest_communication" not in pos.missions:
+            if "green" in tile.edge_color:
+                s += self._communication(b, at, tile)
+            s -= self._blocks_network(b, at, tile)
         return s + self.rng.random() * 0.5
+
+    @staticmethod
+    def _toward_sources(n: Hex, color: str, need: dict[str, int], goals: dict[str, list[Hex]]) -> float:
+        """Long-range pull of an open path end toward where the cubes the target still lacks
+        come from: a substrate of the end's colour (5.a, two cubes) or, for a green end, a tree
+        with a free slot (5.b, one cube of any colour).  Reaches farther than the short-range
+        goal term so a player whose network is far from every source still heads for one."""
+        if not need:
+            return 0.0
+        s = 0.0
+        kind = GOAL_OF.get(color)
+        if kind and need.get(color) and goals.get(color):
+            d = min(distance(n, x) for x in goals[color])
+            s += SOURCE_PULL * min(2, need[color]) * max(0, 8 - d)
+        if color == "green" and goals.get("free_trees"):
+            d = min(distance(n, x) for x in goals["free_trees"]) - 1
+            s += SOURCE_PULL * 0.6 * min(2, sum(need.values())) * max(0, 7 - d)
+        return s
 
     def _toward_purchase(self, b: Board, player: str, at: Hex, tile: tilecodes.Tile, target: Target) -> float:
         """Value of a tile that grows the target card's colour: the size of the network it
@@ -275,57 +310,123 @@ class GreedyBot:
         need = economy.mycelia_needed(pos, b.edition, b.edition.cards[target.card], player)
         return 22.0 if size >= need else 4.0 + 2.0 * size
 
+    @staticmethod
+    def _reach(trees: int, ends: int) -> float:
+        """How close a green network is to Forest Communication (7.c): the trees it touches,
+        plus half a tree for each open end that could still reach one (a network of paths
+        with two ends is a line and touches two trees at most; each three-way path adds an
+        end).  A network with no open end left cannot grow: it counts for little."""
+        if trees < 4 and ends == 0:
+            return 0.25 * trees
+        return trees + 0.5 * min(ends, 4 - trees)
+
+    @staticmethod
+    def _gap(pos: Position, trees: frozenset | set, ends: list[Hex]) -> float:
+        """Rough tiles still to lay before a green network touches every tree: per missing
+        tree, the hex distance from the nearest open end to a space next to it, and 3 more
+        per missing tree beyond the open ends (a three-way path has to be found)."""
+        left = [t for t in pos.trees if t not in trees]
+        if not left:
+            return 0.0
+        if not ends:
+            return 8.0 * len(left)
+        gap = sum(min(distance(o, t) for o in ends) - 1 for t in left)
+        return gap + 3.0 * max(0, len(left) - len(ends))
+
     def _communication(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
-        """Forest Communication (7.c): value of a green tile by the trees its green network
-        would touch (the networks it joins plus the trees it faces), more when that beats the
-        best network so far, and by how close its open green ends come to the trees left."""
+        """Forest Communication (7.c): value of a tile by how much closer the green network
+        it joins comes to touching all four trees: trees touched, open green ends left to
+        reach the others (:meth:`_reach`), and the tiles still to lay (:meth:`_gap`)."""
         pos = b.pos
-        node_trees, best_now = self._green_trees(b)
-        trees: set = set()
-        joined = False
-        open_ends = []
-        for e, color in enumerate(tile.edge_color):
-            if color != "green":
-                continue
-            n = at.neighbor(e)
-            if n in pos.trees:
-                trees.add(n)
-                continue
-            code = pos.tiles.get(n)
-            if code is not None:
-                i = tilecodes.parse(code).path_on_edge(opposite(e))
-                if i is not None and (n, i) in node_trees:
-                    trees |= node_trees[(n, i)]
-                    joined = True
-            elif b.placeable(n):
-                open_ends.append(n)
+        nets, best_now, gap_now = self._green_nets(b)
         s = 0.0
-        if joined or trees:
-            s += 3 * len(trees) + 10 * max(0, len(trees) - best_now)
-        if open_ends and (joined or trees):
-            left = [t for t in pos.trees if t not in trees]
-            if left:
-                s += 2.5 * max(0, 5 - min(distance(n, t) for n in open_ends for t in left))
+        for path in tile.paths:
+            if path.color != "green":
+                continue
+            trees: set = set()
+            ends: list[Hex] = []
+            joined: set[int] = set()
+            for e in path.edges:
+                n = at.neighbor(e)
+                if n in pos.trees:
+                    trees.add(n)
+                    continue
+                code = pos.tiles.get(n)
+                if code is not None:
+                    i = tilecodes.parse(code).path_on_edge(opposite(e))
+                    got = nets.get((n, i)) if i is not None else None
+                    if got is not None and got[0] not in joined:
+                        joined.add(got[0])
+                        trees |= got[1]
+                        ends += [o for o in got[2] if o != at]
+                elif b.placeable(n):
+                    ends.append(n)
+            if not joined and not trees:
+                if len(path.edges) >= 3:
+                    s -= 4   # keep a three-way green path for the network that reaches the trees
+                continue
+            reach = self._reach(len(trees), len(ends))
+            gap = self._gap(pos, trees, ends)
+            if reach < best_now and pos.cache.get("green_best_spaces", frozenset()) & {at.neighbor(e) for e in path.edges}:
+                s -= 8 * (best_now - reach)   # a spur or a dead end on the best network
+            s += (3 * len(trees) if ends or len(trees) == 4 else -3) + 14 * max(0.0, reach - best_now)
+            if reach >= best_now:
+                s += 3 * max(0.0, gap_now - gap)
         return s
 
-    def _green_trees(self, b: Board) -> tuple[dict, int]:
-        """Green path node -> trees its network touches; and the most trees one touches."""
-        cached = b.pos.cache.get("green_trees")
+    def _blocks_network(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
+        """Cost of covering an open end of the green network closest to the trees with a side
+        that is not green: that end can no longer grow toward a tree (7.c)."""
+        _nets, best_now, _gap = self._green_nets(b)
+        ends = b.pos.cache.get("green_best_ends") or ()
+        if at not in ends or best_now >= 4:
+            return 0.0
+        pos = b.pos
+        cost = 0.0
+        for e in range(6):
+            n = at.neighbor(e)
+            code = pos.tiles.get(n)
+            if code is None or n not in (b.pos.cache.get("green_best_spaces") or ()):
+                continue
+            facing = tilecodes.parse(code).path_on_edge(opposite(e))
+            if facing is not None and tilecodes.parse(code).paths[facing].color == "green" and tile.edge_color[e] != "green":
+                cost += 8.0
+        return cost
+
+    def _green_nets(self, b: Board) -> tuple[dict, float, float]:
+        """Green path node -> (network index, trees it touches, its open ends); the best
+        :meth:`_reach` of any green network and that network's :meth:`_gap`."""
+        cached = b.pos.cache.get("green_nets")
         if cached is not None:
             return cached
         pos = b.pos
         out: dict = {}
-        best = 0
-        for net in b.graph.networks:
+        best, best_gap = 0.0, 8.0 * len(pos.trees)
+        for k, net in enumerate(b.graph.networks):
             if net.color != "green":
                 continue
-            touched = frozenset(h.neighbor(e) for (h, i) in net.nodes if i >= 0
-                                for e in tilecodes.parse(pos.tiles[h]).paths[i].edges if h.neighbor(e) in pos.trees)
-            best = max(best, len(touched))
+            touched = set()
+            ends = []
+            for (h, i) in net.nodes:
+                if i < 0:
+                    continue
+                for e in tilecodes.parse(pos.tiles[h]).paths[i].edges:
+                    n = h.neighbor(e)
+                    if n in pos.trees:
+                        touched.add(n)
+                    elif b.placeable(n):
+                        ends.append(n)
+            touched = frozenset(touched)
+            reach = self._reach(len(touched), len(ends))
+            gap = self._gap(pos, touched, ends)
+            if (reach, -gap) > (best, -best_gap):
+                best, best_gap = reach, gap
+                b.pos.cache["green_best_spaces"] = net.spaces
+                b.pos.cache["green_best_ends"] = frozenset(ends)
             for node in net.nodes:
-                out[node] = touched
-        b.pos.cache["green_trees"] = (out, best)
-        return out, best
+                out[node] = (k, touched, ends)
+        b.pos.cache["green_nets"] = (out, best, best_gap)
+        return out, best, best_gap
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
@@ -395,16 +496,18 @@ class GreedyBot:
         best_score, best = self.best_placement(b, p, target)
         first = None
         if "move" not in pos.taken:
-            moves = movegen.meeple_moves(b, p)
-            if len(moves) > 16:
-                moves = self.rng.sample(moves, 16)
+            moves = self._candidate_moves(b, p, target)
             for mv in moves:
                 moved = Board(self._with_meeple(pos, p, Hex(*mv["to"])), b.edition)
                 sc, pl = self.best_placement(moved, p, target)
                 if pl is not None and sc - 0.5 > best_score:
                     best_score, best, first = sc - 0.5, pl, mv
         rock = self._rock(b, p)
-        if rock is not None and (best is None or rock[0] >= best_score or best_score < 4):
+        # A rock cannot be discarded (4.a.3) and holding one leaves two tiles to choose from:
+        # put it down as soon as a spot costs little, at once when a second one clogs the hand.
+        rocks = pos.hands[p].count(tilecodes.ROCK)
+        if rock is not None and (best is None or rock[0] >= best_score or best_score < 4
+                                 or (rock[0] >= -1.5 and (rocks >= 2 or best_score < 9))):
             return rock[1]
         if first is not None:
             return first
@@ -412,8 +515,38 @@ class GreedyBot:
             return best
         discards = [c for c in pos.hands[p] if c != tilecodes.ROCK]
         if discards:
-            return {"player": p, "action": "discard", "tile": self.rng.choice(discards)}
+            return {"player": p, "action": "discard", "tile": min(discards, key=lambda c: (self._keep(pos, c), self.rng.random()))}
         return best or (rock[1] if rock else None)
+
+    @staticmethod
+    def _keep(pos: Position, code: str) -> int:
+        """How much a tile in hand is worth keeping: a three-way green path is what Forest
+        Communication (7.c) lacks most."""
+        branches = sum(1 for path in tilecodes.parse(code).paths if len(path.edges) >= 3)
+        green3 = any(path.color == "green" and len(path.edges) >= 3 for path in tilecodes.parse(code).paths)
+        return branches + (5 if green3 and pos.mode == "cooperative" and "forest_communication" not in pos.missions else 0)
+
+    def _candidate_moves(self, b: Board, p: str, target: Target | None, limit: int = 16) -> list[dict[str, Any]]:
+        """Meeple moves worth trying before the placement (4.b), at most ``limit``: first those
+        ending next to an open end of the green network closest to the trees (cooperative,
+        7.c) or on a tile holding the target card's colour, then a random sample of the rest."""
+        pos = b.pos
+        moves = movegen.meeple_moves(b, p)
+        if len(moves) <= limit:
+            return moves
+        wanted: set = set()
+        if pos.mode == "cooperative" and "forest_communication" not in pos.missions:
+            self._green_nets(b)
+            wanted |= set(pos.cache.get("green_best_spaces") or ())
+        first, rest = [], []
+        for mv in moves:
+            to = Hex(*mv["to"])
+            code = pos.tiles.get(to)
+            on_target = target is not None and code is not None and target.color in tilecodes.parse(code).colors()
+            (first if to in wanted or (on_target and mv["color"] == target.color) else rest).append(mv)
+        self.rng.shuffle(first)
+        picked = first[: limit * 3 // 4]
+        return picked + self.rng.sample(rest, min(len(rest), limit - len(picked)))
 
     def _rock(self, b: Board, p: str) -> tuple[float, dict[str, Any]] | None:
         pos = b.pos
@@ -421,10 +554,23 @@ class GreedyBot:
         if not spots:
             return None
         mine = set(pos.teammates(p))
+        here = pos.meeples.get(p)
+        own_net = set().union(*[n.spaces for n in b.graph.networks if here in n.spaces])
+        fc_net, fc_ends = frozenset(), frozenset()
+        if pos.mode == "cooperative" and "forest_communication" not in pos.missions:
+            self._green_nets(b)
+            fc_net = pos.cache.get("green_best_spaces") or frozenset()
+            fc_ends = pos.cache.get("green_best_ends") or frozenset()
         best = None
         for mv in spots:
             at = Hex(*mv["at"])
             s = 0.0
+            if at in own_net:
+                s -= 6   # would cut the network the meeple stands on
+            if at in fc_net:
+                s -= 15  # would cut the green network closest to Forest Communication (7.c)
+            elif at in fc_ends:
+                s -= 8   # would block one of its open ends
             who = pos.meeple_at(at)
             owner = pos.spore_owner(at)
             if who in mine or owner in mine:
@@ -496,11 +642,38 @@ class GreedyBot:
                 close = target is not None and target.missing_tiles + sum(target.missing.values()) <= 1
                 if close and target.card != cid and ed.cards[target.card].vp > ed.cards[cid].vp and pos.bag > 6:
                     continue   # one step from a dearer card: do not spend its network on a cheap one
+                tiles = self._payment_tiles(b, p, cid)
+                if tiles is not None:
+                    mv["tiles"] = tiles
                 to = self._restart_space(b, mv)
                 if to is not None:
                     mv["spore_to"] = [to.q, to.r]
                 return mv
         return None
+
+    def _payment_tiles(self, b: Board, p: str, cid: str) -> list[list[int]] | None:
+        """Which tiles to pay a card with (6.a lets the buyer choose within one network): in
+        cooperative play before Forest Communication, tiles off the green network that is
+        closest to the trees, so paying does not cut it (7.c).  ``None``: the default."""
+        pos, ed = b.pos, b.edition
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
+            return None
+        from companion.purchase import can_buy
+        self._green_nets(b)
+        keep = pos.cache.get("green_best_spaces") or frozenset()
+        a = can_buy(pos, ed, p, cid)
+        meeple = pos.meeples[p]
+        best = None
+        for option_set in a.payable_sets:
+            tiles = [Hex(*h) for h in option_set["tiles"]]
+            tiles.sort(key=lambda h: (h in keep, -distance(h, meeple), h))
+            pick = tiles[:option_set["pick"]]
+            cost = sum(h in keep for h in pick)
+            if best is None or cost < best[0]:
+                best = (cost, pick)
+        if best is None or not best[0] and not keep:
+            return None
+        return [[h.q, h.r] for h in best[1]]
 
     def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
         """Where to put the spore after a purchase (6: "at any starting point (it can be the
@@ -538,6 +711,25 @@ class GreedyBot:
             return sum(near) + 2 * crowd + self.rng.random()
         return min(spaces, key=key)
 
+    def _discards(self, pos: Position, ed: Edition, player: str, count: int) -> dict[str, int]:
+        """Which ``count`` cubes ``player`` returns above the cap (rulebook 5): one at a time
+        from the colour with the largest surplus over what the target card costs them (before
+        this move's gains), one spare white kept since only mycorrhizae give white (5.b)."""
+        held = dict(pos.nutrients[player])
+        keep: dict[str, int] = {}
+        t = self.target(pos, ed, player)
+        if t is not None:
+            keep = dict(economy.nutrient_costs(pos, ed, ed.cards[t.card], player).get(player, {}))
+        out: dict[str, int] = {}
+        for _ in range(count):
+            spare = _unused(keep, held)
+            k = max(NEEDS, key=lambda c: (spare[c] - (c == "white"), c != "white", held[c]))
+            if held[k] <= 0:
+                break
+            held[k] -= 1
+            out[k] = out.get(k, 0) + 1
+        return out
+
     # -- the BotTable interface ------------------------------------------------------------
 
     def spore_space(self, pos: Position, edition: Edition) -> dict[str, Any]:
@@ -564,15 +756,16 @@ class GreedyBot:
             if a["kind"] == "gain" and a["player"] not in choose:
                 choose[a["player"]] = self.wanted(pos, edition, a["player"])[:8]
             elif a["kind"] == "discard":
-                want = set(self.wanted(pos, edition, a["player"])[:3])
-                held = dict(pos.nutrients[a["player"]])
-                order = sorted(NEEDS, key=lambda k: (k in want, -held[k]))
-                drop[a["player"]] = {order[0]: a["count"]}
+                drop[a["player"]] = self._discards(pos, edition, a["player"], a["count"])
         if choose:
             out["choose"] = choose
         if drop:
             out["drop"] = drop
         return out
+
+
+def _unused(kept: dict[str, int], held: dict[str, int]) -> dict[str, int]:
+    return {k: held.get(k, 0) - kept.get(k, 0) for k in NEEDS}
 
 
 def make_bot(level: str, rng: random.Random):

@@ -96,12 +96,13 @@ class GameSummary:
     cards_bought: int = 0
     missions: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    players: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"seed": self.seed, "mode": self.mode, "result": self.result, "turns": self.turns,
                 "events": self.events, "violations": self.violations, "ended_early": self.ended_early,
                 "winner_vp": self.winner_vp, "cards_bought": self.cards_bought, "missions": self.missions,
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "players": self.players}
 
 
 class BotTable:
@@ -285,7 +286,7 @@ def play_games(mode: str, games: int, seed: int, players: int | None = None,
         out.append(GameSummary(s, mode, pos.result, pos.turn_number, len(table.game.events), violations,
                                ended_early=early, winner_vp=best,
                                cards_bought=sum(len(v) for v in pos.cards.values()),
-                               missions=list(pos.missions), seconds=time.perf_counter() - t0))
+                               missions=list(pos.missions), seconds=time.perf_counter() - t0, players=n))
     return out
 
 
@@ -309,4 +310,7 @@ def summarize(games: list[GameSummary]) -> dict[str, Any]:
         "missions": mission_rates if games[0].mode == "cooperative" else {},
         "cooperative_won": round(coop_won / n, 3) if games[0].mode == "cooperative" else None,
         "seconds_per_game": spread([round(g.seconds, 3) for g in games]),
+        "ended_early_by_players": {str(k): round(sum(g.ended_early for g in games if g.players == k)
+                                                 / sum(1 for g in games if g.players == k), 3)
+                                   for k in sorted({g.players for g in games})},
     }

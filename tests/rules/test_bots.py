@@ -57,3 +57,49 @@ def test_hint_names_an_action_a_reason_and_a_plan_per_card():
     assert set(plans) == {"a01", "a03"}
     # a03 costs white: the plan names a tree to form a mycorrhiza with (5.b), or says none is left.
     assert any("white" in s for s in plans["a03"].steps)
+
+
+def test_over_the_cap_the_bot_keeps_the_cubes_its_card_needs():
+    # Rulebook 5: above 8 nutrients the player discards down to 8, of their choice.  Blue gains
+    # 2 pink from the wood substrate (5.a) holding 4 yellow and 4 white; a02 costs 1 pink,
+    # 1 yellow and 1 white, and white comes only from mycorrhizae: the surplus yellow goes.
+    from companion.edition import load_edition
+    from companion.rules import apply
+    ed = load_edition()
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, hands={"blue": ["P03", "Y03", "P024.Y1"], "orange": []},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, nutrients={"blue": {"yellow": 4, "white": 4}},
+                        market={"a": ["a02"], "b": []}, decks={"a": 5, "b": 5})
+    move = GreedyBot(random.Random(1)).choose(pos, ed, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0})
+    assert move["drop"] == {"blue": {"yellow": 2}}
+    assert apply(pos, move, ed).position.nutrients["blue"] == {"pink": 2, "yellow": 2, "white": 4}
+
+
+def test_the_bot_puts_down_a_second_rock_without_hurting_itself():
+    # 4.a.3: a rock cannot be discarded, so two rocks leave one tile to choose from; 4.a.2: it
+    # goes next to the meeple.  The bot plays one at once, not on its own tile or spore.
+    from companion.edition import load_edition
+    pos = make_position(tiles={(3, 0): "P03"}, hands={"blue": ["ROCK", "ROCK", "Y03"], "orange": []},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    mv = GreedyBot(random.Random(1)).next_action(pos, load_edition())
+    assert mv["action"] == "rock"
+    assert tuple(mv["at"]) not in {(3, 0), (4, 0)}
+    assert check(pos, mv).legal
+
+
+def test_cooperative_bots_pay_for_a_card_with_tiles_off_the_green_network_toward_the_trees():
+    # 6.a lets the buyer pick the tiles within one network; 7.c needs a green network that
+    # reaches every tree.  The pink tile at D4 also carries the green path touching the tree,
+    # so the bot pays a01's two pink tiles with the other two (the default would take D4,
+    # the farthest from the meeple).
+    from companion.edition import load_edition
+    from companion.rules import apply
+    ed = load_edition()
+    pos = make_position(tiles={(-1, 1): "P03.G12", (0, 1): "P03", (1, 1): "P03"}, trees={(0, 0): [None] * 4},
+                        meeples={"blue": (1, 1), "orange": (-4, 0)}, hands={"blue": ["Y03"], "orange": []},
+                        nutrients={"blue": {"pink": 1}, "orange": {"yellow": 1}}, mode="cooperative", difficulty="easy",
+                        taken=["place"], market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    mv = GreedyBot(random.Random(1)).next_action(pos, ed)
+    assert mv["action"] == "buy" and mv["card"] == "a01"
+    assert sorted(map(tuple, mv["tiles"])) == [(0, 1), (1, 1)]
+    after = apply(pos, mv, ed).position
+    assert (-1, 1) in after.tiles and after.tiles[(-1, 1)] == "P03.G12"
