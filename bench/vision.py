@@ -24,7 +24,10 @@ honest ones.
 
 Per style and light: spaces wrong (a space is wrong when anything on it differs: tile code,
 hence type and rotation, mycorrhizae, spore side, meeple), boards perfect, and spaces reported
-unreadable (when the reader has that notion).  Per piece kind, the spaces where that kind is
+unreadable (when the reader has that notion), and spores whose side the reader says it cannot
+see ("side not visible": under its own meeple; the table keeps the side it knows from the game,
+so such a space is neither wrong nor keeps its board from being perfect; a side claimed and
+wrong counts as wrong).  Per piece kind, the spaces where that kind is
 misread out of the spaces whose truth holds that kind (a phantom piece counts against the kind
 read).  Under clipping glare, of the spaces with clipped pixels: read right, reported
 unreadable, and confident misreads (wrong and not reported unreadable).
@@ -91,13 +94,21 @@ def per_space(board: dict, spaces) -> dict:
     for s in board.get("substrates", []):
         out[tuple(s["at"])] = ("substrate", s["kind"])
     for p, s in board.get("spores", {}).items():
-        out[tuple(s["at"])] = ("spore", p, bool(s["used"]))
+        out[tuple(s["at"])] = ("spore", p, None if s["used"] is None else bool(s["used"]))
     meeples = {tuple(v): p for p, v in board.get("meeples", {}).items()}
     return {h: (out.get(h, ("empty",)), meeples.get(h)) for h in spaces}
 
 
+def side_not_visible(truth: tuple, got: tuple) -> bool:
+    """Whether the reader said it cannot see the side of a spore it read right otherwise
+    (``used`` None): the table keeps the side it knows from the game, so this is not wrong."""
+    (t, tm), (g, gm) = truth, got
+    return t[0] == g[0] == "spore" and t[1] == g[1] and g[2] is None and tm == gm
+
+
 def kind_errors(truth: tuple, got: tuple) -> set[str]:
-    """The piece kinds misread on one space (empty set: the space is right)."""
+    """The piece kinds misread on one space (empty set: the space is right; a side the reader
+    says it cannot see is not misread, :func:`side_not_visible`)."""
     (t, tm), (g, gm) = truth, got
     bad = set()
     for kind in ("tile", "rock", "tree", "substrate"):
@@ -107,7 +118,7 @@ def kind_errors(truth: tuple, got: tuple) -> set[str]:
         bad.add("mycorrhiza slot")
     if (t[0] == "spore" or g[0] == "spore") and (t[0] != g[0] or t[1] != g[1]):
         bad.add("spore presence")
-    elif t[0] == g[0] == "spore" and t[2] != g[2]:
+    elif t[0] == g[0] == "spore" and t[2] != g[2] and g[2] is not None:
         bad.add("spore side")
     if tm != gm:
         bad.add("meeple")
@@ -287,7 +298,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     cal = render_calibration_frames(style, cal_light, int(rng.integers(1 << 30)), SIZE, cal_cam, geo, tables[int(rng.integers(3))])
     profile_path, said, used = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "spaces": 0, "perfect": 0, "failed": 0,
-         "unreadable": None, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
+         "unreadable": None, "side hidden": 0, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
          "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
          "calibration": said,
          "photos": (used, len(cal))}
@@ -321,7 +332,9 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
             r["unreadable"] = (r["unreadable"] or 0) + len(unread)
         else:
             unread = set()
-        bad = [h for h in geo.spaces if truth[h] != got[h] and h not in unread]
+        hidden = [h for h in geo.spaces if side_not_visible(truth[h], got[h]) and h not in unread]
+        r["side hidden"] += len(hidden)
+        bad = [h for h in geo.spaces if truth[h] != got[h] and h not in unread and h not in hidden]
         for h in geo.spaces:
             r["kind_total"].update(truth_kinds(truth[h]))
         for h in bad:
@@ -373,7 +386,7 @@ def report(r: dict, held_out: bool) -> None:
     spaces = r["spaces"]
     unread = "n/a" if r["unreadable"] is None else str(r["unreadable"])
     line = (f"  {r['light']:15s} spaces wrong {pct(r['wrong'], spaces):>8s}  boards perfect {pct(r['perfect'], r['boards']):>8s}"
-            f"  unreadable {unread:>4s}  failed {r['failed']}")
+            f"  unreadable {unread:>4s}  side not visible {r['side hidden']:>3d}  failed {r['failed']}")
     target = HELD_OUT_TARGETS.get(r["light"]) if held_out else None
     if target:
         ok = (target[0] is None or r["wrong"] <= target[0] * spaces) and (target[1] is None or r["perfect"] >= target[1] * r["boards"])

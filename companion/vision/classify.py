@@ -105,12 +105,15 @@ class SpaceReading:
     kind: str
     code: str | None = None
     player: str | None = None
-    used: bool = False
+    used: bool | None = False
+    """The spore's side; ``None`` when the camera cannot tell it (see ``side_unknown``)."""
     slots: tuple[str | None, ...] = ()
     meeple: str | None = None
     confidence: float = 0.0
     reason: str | None = None
     """Why the space could not be read (then ``confidence`` is 0), e.g. glare; else ``None``."""
+    side_unknown: str | None = None
+    """Why a spore's side is not read (then ``used`` is ``None``), e.g. "covered by its meeple"."""
 
 
 SIDE_DL = 9.0

@@ -57,4 +57,6 @@ def _read_board(args: argparse.Namespace) -> int:
     print("least sure: " + ", ".join(f"({k}) {v:.2f}" for v, k in low))
     for k, reason in sorted(reading.unreadable.items()):
         print(f"unreadable ({k}): {reason}")
+    for k, reason in sorted(reading.side_unknown.items()):
+        print(f"spore side not visible ({k}): {reason}")
     return 0

@@ -241,27 +241,6 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     return ev.astype(np.float32)
 
 
-def covered_spore(model: PieceModel, feat: np.ndarray, player: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each meeple stands on its own spore, from what shows around it.
-
-    ``feat``: (S, 3, 5) :func:`symbol_features` of spaces with a meeple; ``player``: int (S,)
-    the meeple's player.  The outer ring (0.37 s out) is compared with the learned look of the
-    meeple on an empty space and on its spore (``meeple_on_spore``): the chip shows around the
-    meeple there, the board elsewhere.  Returns (on spore bool (S,), confidence (S,)); all
-    ``False`` when the model never saw a meeple on its spore.
-    """
-    on = np.zeros(len(feat), bool)
-    conf = np.zeros(len(feat), np.float32)
-    if model.meeple_on_spore is None:
-        return on, conf
-    for s in range(len(feat)):
-        d_empty = z_distance(feat[s:s + 1], model.meeple_rings[player[s]], slice(2, 3))[0]
-        d_spore = z_distance(feat[s:s + 1], model.meeple_on_spore[player[s]], slice(2, 3))[0]
-        on[s] = d_spore < d_empty
-        conf[s] = 1.0 - np.exp(-abs(d_empty - d_spore) / SIDE_SCALE)
-    return on, conf
-
-
 def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE,
                    doubtful: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Place at most one meeple per player and one per space, jointly.

@@ -42,9 +42,9 @@ def test_read_board_json(tmp_path, capsys, geo):
     code, out, err = run(["read-board", str(img), "--intrinsics", str(_intrinsics_file(tmp_path, intr)), "--json"], capsys)
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"board", "confidence", "unreadable", "registration"}
+    assert set(result) == {"board", "confidence", "unreadable", "side_unknown", "registration"}
     assert result["unreadable"] == {}
-    assert normalised(result["board"]) == normalised(BOARD)
+    assert normalised(result["board"]) == normalised(BOARD, seen=result["board"])
     assert result["registration"]["markers"] == [0, 1, 2, 3]
     assert result["registration"]["reprojection_px"] < 1.0
     assert len(result["confidence"]) == len(geo.spaces)
@@ -88,7 +88,7 @@ def test_colour_calibration_adapts_to_a_warm_lamp(tmp_path, capsys, geo, codes):
              "spores": {"orange": {"at": [4, -4], "used": False}, "red": {"at": [-4, 4], "used": True}}}
     frame, _ = shoot(board, geo, warm, seed=6)
     reading = BoardReader(geo, profile=load_profile(prof), intrinsics=intr, tile_codes=codes).read(frame.image)
-    assert normalised(reading.board) == normalised(board)
+    assert normalised(reading.board) == normalised(board, seen=reading.board)
 
 
 def test_colour_calibration_without_board_is_exit_2(tmp_path, capsys):

@@ -121,7 +121,9 @@ def test_three_layout_photos_teach_both_sides_and_meeples_on_spores(tmp_path, ca
     board["meeples"] = {"blue": [0, -4], "orange": [4, -4], "red": [-1, 0], "black": [2, -2]}
     frame, _ = shoot(board, geo, cond, seed=30)
     reading = BoardReader(geo, profile=load_profile(prof), intrinsics=intr, tile_codes=codes).read(frame.image)
-    assert normalised(reading.board) == normalised(board)
+    assert normalised(reading.board) == normalised(board, seen=reading.board)
+    # a side not claimed is one its own meeple hides
+    assert all(board["meeples"][p] == s["at"] for p, s in reading.board["spores"].items() if s["used"] is None)
 
 
 def test_layouts_are_refused_in_the_wrong_number(tmp_path, capsys):
@@ -142,12 +144,12 @@ def test_an_unchanged_board_keeps_its_reading_and_a_new_tile_is_read(geo, codes)
     frame, intr = shoot(board, geo, cond, seed=1, camera=cam)
     reader = BoardReader(geo, intrinsics=intr, tile_codes=codes)
     first = reader.read(frame.image)
-    assert normalised(first.board) == normalised(board) and first.changed is None
+    assert normalised(first.board) == normalised(board, seen=first.board) and first.changed is None
 
     noise = np.random.default_rng(2).normal(0, 3.0, frame.image.shape)  # new sensor noise, same board
     again = np.clip(frame.image + noise, 0, 255).astype(np.uint8)
     same = reader.read(again, previous=first)
-    assert same.changed == 0 and normalised(same.board) == normalised(board)
+    assert same.changed == 0 and normalised(same.board) == normalised(board, seen=same.board)
 
     moved = json.loads(json.dumps(board))
     moved["tiles"].append({"at": [-3, 1], "paths": codes[3]})
@@ -155,7 +157,7 @@ def test_an_unchanged_board_keeps_its_reading_and_a_new_tile_is_read(geo, codes)
     later, _ = shoot(moved, geo, cond, seed=3, camera=cam)
     step = reader.read(later.image, previous=same)
     assert 0 < step.changed <= 4
-    assert normalised(step.board) == normalised(moved)
+    assert normalised(step.board) == normalised(moved, seen=step.board)
 
 
 # --- glare that clips ------------------------------------------------------------------------
@@ -168,7 +170,7 @@ def test_spaces_under_clipping_glare_are_right_or_unreadable_never_confidently_w
     want, got = normalised(board), normalised(reading.board)
     from test_vision_cases import per_space
 
-    truth, seen = per_space(board, geo.spaces), per_space(reading.board, geo.spaces)
+    truth, seen = per_space(board, geo.spaces, seen=reading.board), per_space(reading.board, geo.spaces)
     for h in geo.spaces:
         key = f"{h[0]},{h[1]}"
         if truth[h] != seen[h]:
@@ -229,3 +231,40 @@ def test_a_spore_under_its_meeple_read_as_another_colour_is_the_meeples_own(geo)
     # with blue's spore read elsewhere, the space under the meeple is left as read
     readings[20] = SpaceReading("spore", player="blue", confidence=0.9)
     assert reader._covered_spores(lab, readings, owner)[10].player == "black"
+
+
+def test_a_dark_spore_under_its_meeple_read_as_empty_is_the_meeples_spore(geo):
+    # in play a meeple stands only on tiles and its own spore (rulebook 4): a meeple on a
+    # space read empty, with its spore read nowhere else, stands on that spore (a dark chip
+    # around the meeple looks like the board)
+    from companion.vision import layout as L
+    from companion.vision.classify import SpaceReading
+
+    reader = BoardReader(geo, refine_grid=False)
+    readings = [SpaceReading("empty", confidence=0.9) for _ in geo.spaces]
+    readings[10] = SpaceReading("empty", meeple="black", confidence=0.7)
+    owner = np.full(len(readings), -1)
+    owner[10] = 3
+    lab = np.zeros((len(readings), L.POINTS_PER_SPACE, 3), np.float32)
+    out = reader._covered_spores(lab, readings, owner)
+    assert (out[10].kind, out[10].player, out[10].meeple) == ("spore", "black", "black")
+    assert out[10].confidence == pytest.approx(0.7)
+    # in play, with black's spore committed on a space not read again, the space stays empty
+    assert reader._covered_spores(lab, readings, owner, elsewhere=["black"])[10].kind == "empty"
+    # and a meeple on a tile stays on the tile
+    readings[10] = SpaceReading("tile", code="P03", meeple="black", confidence=0.7)
+    assert reader._covered_spores(lab, readings, owner)[10].kind == "tile"
+
+
+def test_in_play_a_spore_under_another_colour_is_the_meeples_own(geo):
+    # the covered-spore rule holds on incremental reads too: the spores committed on the
+    # spaces not read again count as read elsewhere
+    from companion.vision import layout as L
+    from companion.vision.classify import SpaceReading
+
+    reader = BoardReader(geo, refine_grid=False)
+    readings = [SpaceReading("spore", player="black", meeple="blue", confidence=0.6)]
+    owner = np.array([0])
+    lab = np.zeros((1, L.POINTS_PER_SPACE, 3), np.float32)
+    assert reader._covered_spores(lab, readings, owner, elsewhere=["black"])[0].player == "blue"
+    assert reader._covered_spores(lab, readings, owner, elsewhere=["blue", "black"])[0].player == "black"

@@ -29,14 +29,20 @@ def shoot(board, geo, cond=None, seed=0, camera=None):
     return frame, Intrinsics(cam.k, cam.dist, SIZE, 0.0)
 
 
-def normalised(board: dict) -> dict:
-    """Order-free form of a board part for comparisons."""
+def normalised(board: dict, seen: dict | None = None) -> dict:
+    """Order-free form of a board part for comparisons.  With ``seen`` (a reading's board), a
+    spore side the reading reports unknown (``used`` None, under its own meeple) is unknown in
+    this form too: the camera does not claim it, so it cannot be wrong."""
+    hidden = {p for p, s in (seen or {}).get("spores", {}).items() if s["used"] is None}
+    for p in hidden:  # only a meeple on its own spore hides the side
+        assert (seen["meeples"].get(p) == seen["spores"][p]["at"]), f"{p}'s spore side unknown with no meeple on it"
     return {
         "tiles": sorted((tuple(t["at"]), validate(t["paths"])) for t in board.get("tiles", [])),
         "rocks": sorted(tuple(r) for r in board.get("rocks", [])),
         "trees": sorted((tuple(t["at"]), tuple(t["mycorrhizae"])) for t in board.get("trees", [])),
         "substrates": sorted((tuple(s["at"]), s["kind"]) for s in board.get("substrates", [])),
-        "spores": {p: (tuple(s["at"]), bool(s["used"])) for p, s in board.get("spores", {}).items()},
+        "spores": {p: (tuple(s["at"]), None if p in hidden or s["used"] is None else bool(s["used"]))
+                   for p, s in board.get("spores", {}).items()},
         "meeples": {p: tuple(v) for p, v in board.get("meeples", {}).items()},
     }
 
