@@ -161,6 +161,13 @@ def _robust_class(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return keep.mean(0), keep.std(0) * STD_WIDEN + MIN_STD, int(len(keep))
 
 
+POOR_SEPARATION = 0.5
+"""Separation (pooled standard deviations, :func:`separation`) under which two classes are
+confused: ``calibrate pieces`` refuses the photos (glare, mixed-up layouts).  Sharp photos of the
+three layouts give 0.7-0.8 for the closest pairs (board/tree, tile/slot), one photo under a
+glare spot 0.0 (tile/slot)."""
+FAIR_SEPARATION = 0.65
+"""Separation under which ``calibrate pieces`` keeps the profile but warns."""
 SEPARATION_SKIP = ("white",)
 """Classes left out of :func:`separation`: the spore symbol is judged by its own ring
 statistics (:mod:`companion.vision.pieces`), not by one colour."""
@@ -255,3 +262,14 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
             entry["side_distance"] = round(float(z_distance(spore[p_i, 1][None], spore[p_i, 0])[0]), 2)
         summary["spores"][p] = entry
     return model, summary
+
+
+def close_pairs(sep: dict, bound: float) -> list[tuple[str, str, float]]:
+    """The class pairs of :func:`separation` ``sep`` closer than ``bound``, each once, closest
+    first: (class, nearest class, distance)."""
+    pairs = {}
+    for c, v in sep.items():
+        if v["distance"] < bound:
+            pairs.setdefault(tuple(sorted((c, v["nearest"]))), v["distance"])
+    return sorted(((a, b, d) for (a, b), d in pairs.items()), key=lambda t: t[2])
+

@@ -74,3 +74,22 @@ def test_a_profile_that_cannot_be_written_is_one_line(photos, tmp_path, capsys):
     code, _, err = run(["calibrate", "pieces", "--intrinsics", str(photos["k"]), "--out", str(out),
                         "--image", str(photos[1])], capsys)
     assert code == 2 and err.count("\n") == 1 and f"cannot write {out}" in err
+
+
+def test_a_photo_under_glare_is_refused_naming_the_colours_and_the_glare(tmp_path, capsys, geo):
+    """Glare washes tile and slot into one colour: the profile would misread every space, so it
+    is refused (the previous profile kept) unless --force, and the message says why."""
+    from companion.sim.render import Conditions, render
+
+    glared = tmp_path / "glared.png"
+    cv2.imwrite(str(glared), render(load_layout(1), geo, Conditions(glare=220.0, glare_radius=180.0, noise_sigma=1.5)).image)
+    prof = tmp_path / "colours.json"
+    prof.write_text(PREVIOUS)
+    argv = ["calibrate", "pieces", "--image", str(glared), "--out", str(prof)]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "slot and tile (0.0)" in err and "barely differ" in err and "glared.png: glare makes" in err and "--force" in err
+    assert prof.read_text() == PREVIOUS
+    code, out, err = run(argv + ["--force"], capsys)
+    assert code == 0 and "warning: kept with --force although" in out
+    assert prof.read_text() != PREVIOUS

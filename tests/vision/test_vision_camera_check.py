@@ -129,3 +129,20 @@ def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
     empty = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
     bare = render(empty, geo, cond, np.random.default_rng(0), size=HD, camera=make_camera(geo, cond, HD)).image
     assert assess(bare, geo).soft_areas == []
+
+
+def test_a_bright_meeple_clipping_one_channel_is_not_glare(tmp_path, capsys, geo):
+    """A saturated piece colour clips the camera's red channel with no lamp in view: that is not
+    glare (glare lifts every channel), so the board is readable and the check says ready."""
+    image = shoot(geo, mild()).image
+    empty = dict(BOARD)
+    del empty["meeples"]
+    without = render(empty, geo, mild(), np.random.default_rng(0), size=HD, camera=make_camera(geo, mild(), HD)).image
+    meeple = np.abs(image.astype(int) - without).sum(2) > 40
+    bright = image.copy()
+    red = bright[..., 2].astype(float)
+    red[meeple] *= 1.6  # the red channel clips on the meeple, blue and green stay low
+    bright[..., 2] = np.clip(red, 0, 255).astype(np.uint8)
+    assert (bright[meeple][:, 2] == 255).mean() > 0.3 and bright[meeple][:, :2].max() < 200
+    report, advice = check(tmp_path, capsys, bright, "--profile", str(DEFAULT_PROFILE_PATH))
+    assert "glare" not in advice and report["ok"], advice
