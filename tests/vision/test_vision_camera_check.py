@@ -146,3 +146,23 @@ def test_a_bright_meeple_clipping_one_channel_is_not_glare(tmp_path, capsys, geo
     assert (bright[meeple][:, 2] == 255).mean() > 0.3 and bright[meeple][:, :2].max() < 200
     report, advice = check(tmp_path, capsys, bright, "--profile", str(DEFAULT_PROFILE_PATH))
     assert "glare" not in advice and report["ok"], advice
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--out", "{tmp}/check.txt"], "give a name ending in .png or .jpg"),
+    (["--out", "{tmp}/check"], "give a name ending in .png or .jpg"),
+    (["--camera", "{tmp}", "--web", "--pin", "12"], "--pin 12: the table PIN must be 6 to 8 digits"),
+])
+def test_bad_arguments_get_one_line_and_exit_2(tmp_path, capsys, extra, words):
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), np.zeros((64, 64, 3), np.uint8))
+    source = [] if "--camera" in extra else ["--image", str(frame)]
+    code = companion_main(["camera", "check", *source, *[e.format(tmp=tmp_path) for e in extra]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and words in err, err
+
+
+def test_errors_with_json_are_json(tmp_path, capsys):
+    code = companion_main(["camera", "check", "--image", str(tmp_path / "none.png"), "--json"])
+    out = capsys.readouterr().out
+    assert code == 2 and json.loads(out)["ok"] is False and "none.png" in json.loads(out)["error"]
