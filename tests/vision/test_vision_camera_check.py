@@ -166,3 +166,23 @@ def test_errors_with_json_are_json(tmp_path, capsys):
     code = companion_main(["camera", "check", "--image", str(tmp_path / "none.png"), "--json"])
     out = capsys.readouterr().out
     assert code == 2 and json.loads(out)["ok"] is False and "none.png" in json.loads(out)["error"]
+
+
+def test_a_mirrored_picture_is_named(tmp_path, capsys, geo):
+    _, advice = check(tmp_path, capsys, cv2.flip(shoot(geo, mild()).image, 1))
+    assert "flip" in advice["mirrored"] and "markers" not in advice  # not "raise the camera"
+
+
+def test_markers_too_small_to_decode_say_lower_not_raise(tmp_path, capsys, geo):
+    _, advice = check(tmp_path, capsys, shoot(geo, mild(fill=0.12)).image)
+    assert "lower the camera" in advice["lower"] and "too small to decode" in advice["lower"]
+    assert not any("raise" in text for text in advice.values())
+
+
+def test_a_frame_too_small_asks_for_a_higher_resolution(tmp_path, capsys, geo):
+    small = cv2.resize(shoot(geo, mild()).image, (64, 36), interpolation=cv2.INTER_AREA)
+    path = tmp_path / "tiny.png"
+    cv2.imwrite(str(path), small)
+    code = companion_main(["camera", "check", "--image", str(path), "--json"])
+    advice = {a["code"]: a["text"] for a in json.loads(capsys.readouterr().out)["advice"]}
+    assert code == 1 and "64x36 px" in advice["resolution"] and "higher resolution" in advice["resolution"]
