@@ -52,6 +52,10 @@ FOCUS_MIN = 5.0
 sensor noise out) below which an area of the board is soft.  It grows with what is on the
 board: on the bench sharp frames measure 20 (empty board) to 110 (full), frames blurred by
 1.5 px 3-18, by 2.5 px 1-8; hence also :data:`FOCUS_EDGE_RATIO`."""
+FOCUS_SHARP_EDGE_RATIO = 0.011
+"""Edge ratio (:data:`FOCUS_EDGE_RATIO`) from which an area is sharp whatever its variance of
+the Laplacian: an empty board of a plain art measures 0.012-0.015 with a variance of 4-6; a
+1.5 px blur brings the edges to 0.003-0.009."""
 FOCUS_EDGE_RATIO = 0.006
 """Mean squared Laplacian over mean squared gradient on the board's edges (pixels within 2 px
 of a gradient above 30 % of the strongest) below which an area is soft: 0.013-0.018 sharp,
@@ -286,7 +290,10 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         cnt, t1, t2 = n[ks].sum(), s1[ks].sum(), s2[ks].sum()
         rep.focus_by_area[a] = float(t2 / cnt - (t1 / cnt) ** 2) if cnt else 0.0
         rep.edge_ratio_by_area[a] = float(e_lap[ks].sum() / e_grad[ks].sum()) if e_grad[ks].sum() > 0 else 0.0
-    rep.soft_areas = [a for a in order if rep.focus_by_area[a] < FOCUS_MIN or rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO]
+    # a flat stretch of board (the empty spaces of a plain art) has a low variance of the
+    # Laplacian however sharp the lens: there the edges it has decide
+    rep.soft_areas = [a for a in order if rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO or (
+        rep.focus_by_area[a] < FOCUS_MIN and rep.edge_ratio_by_area[a] < FOCUS_SHARP_EDGE_RATIO)]
     if rep.soft_areas:
         whole = len(rep.soft_areas) >= len(order) - 1
         advice.append(Advice("focus", ("the whole board is out of focus" if whole else

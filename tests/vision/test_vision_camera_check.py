@@ -121,7 +121,8 @@ def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
     cond = mild()
     frame = shoot(geo, cond).image
     soft = frame.copy()
-    soft[:, :800] = cv2.GaussianBlur(frame, (0, 0), 3.0)[:, :800]  # a lens focused on the right
+    ramp = np.clip((900 - np.arange(frame.shape[1])) / 200.0, 0, 1)[None, :, None]  # a lens focused on the right:
+    soft = (ramp * cv2.GaussianBlur(frame, (0, 0), 3.0) + (1 - ramp) * frame).astype(np.uint8)  # sharpness falls off
     rep = assess(soft, geo)
     assert "left" in rep.soft_areas and not {"centre", "right", "top right", "bottom right"} & set(rep.soft_areas)
     assert any(a.code == "focus" and "soft at the" in a.text for a in rep.advice)
@@ -186,3 +187,16 @@ def test_a_frame_too_small_asks_for_a_higher_resolution(tmp_path, capsys, geo):
     code = companion_main(["camera", "check", "--image", str(path), "--json"])
     advice = {a["code"]: a["text"] for a in json.loads(capsys.readouterr().out)["advice"]}
     assert code == 1 and "64x36 px" in advice["resolution"] and "higher resolution" in advice["resolution"]
+
+
+def test_a_plain_empty_board_is_not_called_soft_but_a_blurred_one_is(geo):
+    """The empty spaces of a plain art have no texture: focus is judged on the edges there are."""
+    from vision_frames import shoot_styled
+
+    from companion.vision.assistant import assess
+
+    empty = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
+    bare = shoot_styled(empty, geo, "meadow", size=HD)[0].image
+    assert assess(bare, geo).soft_areas == []
+    blurred = assess(cv2.GaussianBlur(bare, (0, 0), 2.5), geo)
+    assert len(blurred.soft_areas) >= 8 and any(a.code == "focus" for a in blurred.advice)
