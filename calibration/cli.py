@@ -140,7 +140,8 @@ def _colours(args: argparse.Namespace) -> int:
           f"in {len(layouts)} photo(s)")
     if settings_path is not None:
         print(f"wrote {settings_path}: the camera controls the profile was measured with; 'run' applies them at every start")
-    print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor):")
+    print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor; "
+          "the spore symbol's white is judged by its ring, below):")
     worst = sorted(summary["separation"].items(), key=lambda kv: kv[1]["distance"])
     print("  " + ", ".join(f"{c} {v['distance']:.1f} (vs {v['nearest']})" for c, v in worst))
     pieces = summary["pieces"]

@@ -44,6 +44,9 @@ def load_layout(path: str | Path | int | None = None) -> dict:
         p = LAYOUTS_DIR / f"{int(path or 1)}.json"
     else:
         p = Path(path)
+        if str(path).isdigit() and not p.exists():
+            raise VisionError(f"there is no calibration layout {path}: give 1, 2 or 3 (hardware/camera.md#calibration-layouts) "
+                              "or a layout JSON file")
     try:
         return json.loads(Path(p).read_text())
     except (OSError, ValueError) as exc:

@@ -93,3 +93,14 @@ def test_a_photo_under_glare_is_refused_naming_the_colours_and_the_glare(tmp_pat
     code, out, err = run(argv + ["--force"], capsys)
     assert code == 0 and "warning: kept with --force although" in out
     assert prof.read_text() != PREVIOUS
+
+
+def test_a_wrong_layout_number_or_intrinsics_file_says_what_is_expected(photos, tmp_path, capsys):
+    code, _, err, prof = calibrate(photos, [photos[1]], tmp_path, capsys, "--layout", "4")
+    assert code == 2 and "there is no calibration layout 4: give 1, 2 or 3" in err
+    wrong = tmp_path / "markers.json"
+    wrong.write_text('{"0": [[1, 2]]}')
+    code, out, err = run(["calibrate", "pieces", "--image", str(photos[1]), "--intrinsics", str(wrong),
+                          "--out", str(prof)], capsys)
+    assert code == 2 and "is not an intrinsics file (it has no 'camera_matrix')" in err and "calibrate camera --out" in err
+    assert prof.read_text() == PREVIOUS

@@ -200,3 +200,11 @@ def test_a_plain_empty_board_is_not_called_soft_but_a_blurred_one_is(geo):
     assert assess(bare, geo).soft_areas == []
     blurred = assess(cv2.GaussianBlur(bare, (0, 0), 2.5), geo)
     assert len(blurred.soft_areas) >= 8 and any(a.code == "focus" for a in blurred.advice)
+
+
+def test_a_file_that_is_not_an_image_is_not_called_a_folder(tmp_path, capsys):
+    bad = tmp_path / "notimage.jpg"
+    bad.write_bytes(b"this is not a picture")
+    code = companion_main(["camera", "check", "--camera", str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and "notimage.jpg: not an image or a video OpenCV can read" in err and "folder" not in err
