@@ -458,7 +458,9 @@ class BoardReader:
         ``veil``, float32 (N,) or (N, 3) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
         more, or it lies within :data:`GLARE_HALO` of a space with :data:`CLIPPED_GLARE` of its
         points clipped), elsewhere from
-        :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped
+        :data:`CLIPPED_CORE` of points clipped in :data:`GLARE_CHANNELS` or more channels (a white
+        symbol in a bright frame may clip a point or two; a saturated piece colour clips one
+        channel, which glare, lifting all of them, does not).  With ``halo`` (no glare spot could be fitted, so the light around clipped
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
         ones become unreadable too: there the veil lifts every surface and nothing is sure."""
         n = len(self._space_pts)
