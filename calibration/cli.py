@@ -115,7 +115,7 @@ def _colours(args: argparse.Namespace) -> int:
     except (VisionError, ValueError, OSError) as exc:
         return _fail(str(exc))
     from calibration.colours import FAIR_SEPARATION, POOR_SEPARATION, close_pairs
-    poor = close_pairs(summary["separation"], POOR_SEPARATION)
+    poor = close_pairs(summary["separation"], POOR_SEPARATION, by_place=False)
     if poor and not args.force:
         return _fail(f"{_pairs(poor)} barely differ (separation under {POOR_SEPARATION}): the photos cannot teach "
                      f"them apart{_likely_causes(frames, photos, args.intrinsics)}; retake the photos, or keep this "
@@ -152,7 +152,7 @@ def _colours(args: argparse.Namespace) -> int:
         print(f"  {p}: meeple vs its spore's symbol {m['core_distance_from_unused_spore']:.1f}; spore {', '.join(sides)} ({side_note})")
     if poor:
         print(f"warning: kept with --force although {_pairs(poor)} barely differ: readings of them will be unsure")
-    fair = [p for p in close_pairs(summary["separation"], FAIR_SEPARATION) if p[2] >= POOR_SEPARATION]
+    fair = [p for p in close_pairs(summary["separation"], FAIR_SEPARATION) if p not in poor]
     if fair:
         print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
     return 0

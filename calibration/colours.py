@@ -169,6 +169,10 @@ POOR_SEPARATION = 0.5
 confused: ``calibrate pieces`` refuses the photos (glare, mixed-up layouts).  Sharp photos of the
 three layouts give 0.7-0.8 for the closest pairs (board/tree, tile/slot), one photo under a
 glare spot 0.0 (tile/slot)."""
+TOLD_APART_BY_PLACE = {("slot", "tile")}
+"""Class pairs (sorted) the reader tells apart by where they lie on a space (a tree's
+mycorrhiza slot is only ever read on a tree), so a small separation is warned about, never
+refused: plain art gives slot and tile 0.3-0.45 in good light (``meadow`` in the simulator)."""
 FAIR_SEPARATION = 0.65
 """Separation under which ``calibrate pieces`` keeps the profile but warns."""
 SEPARATION_SKIP = ("white",)
@@ -267,12 +271,14 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
     return model, summary
 
 
-def close_pairs(sep: dict, bound: float) -> list[tuple[str, str, float]]:
+def close_pairs(sep: dict, bound: float, by_place: bool = True) -> list[tuple[str, str, float]]:
     """The class pairs of :func:`separation` ``sep`` closer than ``bound``, each once, closest
-    first: (class, nearest class, distance)."""
+    first: (class, nearest class, distance); without the pairs of :data:`TOLD_APART_BY_PLACE`
+    when ``by_place`` is False."""
     pairs = {}
     for c, v in sep.items():
-        if v["distance"] < bound:
-            pairs.setdefault(tuple(sorted((c, v["nearest"]))), v["distance"])
+        pair = tuple(sorted((c, v["nearest"])))
+        if v["distance"] < bound and (by_place or pair not in TOLD_APART_BY_PLACE):
+            pairs.setdefault(pair, v["distance"])
     return sorted(((a, b, d) for (a, b), d in pairs.items()), key=lambda t: t[2])
 
