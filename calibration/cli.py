@@ -44,6 +44,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                           "with --camera, the layouts to photograph)")
     col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")
+    col.add_argument("--force", action="store_true",
+                     help="write the profile even when two colours barely differ (normally refused: retake the photos)")
     col.set_defaults(func=_colours)
 
     sh = group.add_parser("sheet", help="printable board markers and ChArUco board (PDF + PNG)")
@@ -112,6 +114,13 @@ def _colours(args: argparse.Namespace) -> int:
         profile, summary = calibrate_pieces(photos, intrinsics=args.intrinsics, layouts=layouts, frames=frames)
     except (VisionError, ValueError, OSError) as exc:
         return _fail(str(exc))
+    from calibration.colours import FAIR_SEPARATION, POOR_SEPARATION, close_pairs
+    poor = close_pairs(summary["separation"], POOR_SEPARATION, by_place=False)
+    if poor and not args.force:
+        return _fail(f"{_pairs(poor)} barely differ (separation under {POOR_SEPARATION}): the photos cannot teach "
+                     f"them apart{_likely_causes(frames, photos, args.intrinsics)}; retake the photos, or keep this "
+                     f"profile anyway with --force; {args.out} was not changed")
+    summary["poor_separation"] = [list(p) for p in poor]
     settings_path = None
     if settings is not None:
         from companion.table.camera_controls import settings_beside
@@ -131,7 +140,8 @@ def _colours(args: argparse.Namespace) -> int:
           f"in {len(layouts)} photo(s)")
     if settings_path is not None:
         print(f"wrote {settings_path}: the camera controls the profile was measured with; 'run' applies them at every start")
-    print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor):")
+    print("separation of each colour from its nearest other (pooled standard deviations; under 0.5 is poor; "
+          "the spore symbol's white is judged by its ring, below):")
     worst = sorted(summary["separation"].items(), key=lambda kv: kv[1]["distance"])
     print("  " + ", ".join(f"{c} {v['distance']:.1f} (vs {v['nearest']})" for c, v in worst))
     pieces = summary["pieces"]
@@ -140,10 +150,36 @@ def _colours(args: argparse.Namespace) -> int:
         side_note = (f"sides {pieces['spores'][p]['side_distance']:.1f} apart" if "side_distance" in pieces["spores"][p]
                      else "used side not photographed: read as 'far from the unused side'")
         print(f"  {p}: meeple vs its spore's symbol {m['core_distance_from_unused_spore']:.1f}; spore {', '.join(sides)} ({side_note})")
-    poor = [c for c, v in summary["separation"].items() if v["distance"] < 0.5]
     if poor:
-        print(f"warning: {', '.join(poor)} barely differ from another colour: check the light and the layout, or add layouts 2 and 3")
+        print(f"warning: kept with --force although {_pairs(poor)} barely differ: readings of them will be unsure")
+    fair = [p for p in close_pairs(summary["separation"], FAIR_SEPARATION) if p not in poor]
+    if fair:
+        print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
     return 0
+
+
+def _pairs(pairs) -> str:
+    """``tile and slot (0.0), yellow and wood (0.4)`` from :func:`calibration.colours.close_pairs`."""
+    return ", ".join(f"{a} and {b} ({d:.1f})" for a, b, d in pairs)
+
+
+def _likely_causes(frames, photos, intrinsics) -> str:
+    """``: likely cause: PHOTO: glare makes ...`` from the camera setup assistant's verdict on
+    each photo (glare, soft focus, too far, tilt, exposure), or an empty string."""
+    from calibration.intrinsics import load_intrinsics
+    from companion.vision.assistant import assess
+
+    intr = load_intrinsics(intrinsics) if intrinsics else None
+    causes = []
+    for frame, photo in zip(frames, photos):
+        try:
+            report = assess(frame, intrinsics=intr)
+        except ValueError:
+            continue
+        order = ("lamp", "exposure", "lower", "focus", "turn")  # glare first: it flattens focus too
+        causes += [f"{photo}: {a.text}" for a in sorted(report.advice, key=lambda a: order.index(a.code)
+                                                        if a.code in order else 9) if a.code in order]
+    return f"; likely cause: {'; '.join(causes)}" if causes else "; check the light and that each photo shows its layout"
 
 
 def _layout_name(layout: str) -> str:

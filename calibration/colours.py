@@ -44,6 +44,9 @@ def load_layout(path: str | Path | int | None = None) -> dict:
         p = LAYOUTS_DIR / f"{int(path or 1)}.json"
     else:
         p = Path(path)
+        if str(path).isdigit() and not p.exists():
+            raise VisionError(f"there is no calibration layout {path}: give 1, 2 or 3 (hardware/camera.md#calibration-layouts) "
+                              "or a layout JSON file")
     try:
         return json.loads(Path(p).read_text())
     except (OSError, ValueError) as exc:
@@ -161,6 +164,17 @@ def _robust_class(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return keep.mean(0), keep.std(0) * STD_WIDEN + MIN_STD, int(len(keep))
 
 
+POOR_SEPARATION = 0.5
+"""Separation (pooled standard deviations, :func:`separation`) under which two classes are
+confused: ``calibrate pieces`` refuses the photos (glare, mixed-up layouts).  Sharp photos of the
+three layouts give 0.7-0.8 for the closest pairs (board/tree, tile/slot), one photo under a
+glare spot 0.0 (tile/slot)."""
+TOLD_APART_BY_PLACE = {("slot", "tile")}
+"""Class pairs (sorted) the reader tells apart by where they lie on a space (a tree's
+mycorrhiza slot is only ever read on a tree), so a small separation is warned about, never
+refused: plain art gives slot and tile 0.3-0.45 in good light (``meadow`` in the simulator)."""
+FAIR_SEPARATION = 0.65
+"""Separation under which ``calibrate pieces`` keeps the profile but warns."""
 SEPARATION_SKIP = ("white",)
 """Classes left out of :func:`separation`: the spore symbol is judged by its own ring
 statistics (:mod:`companion.vision.pieces`), not by one colour."""
@@ -255,3 +269,16 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
             entry["side_distance"] = round(float(z_distance(spore[p_i, 1][None], spore[p_i, 0])[0]), 2)
         summary["spores"][p] = entry
     return model, summary
+
+
+def close_pairs(sep: dict, bound: float, by_place: bool = True) -> list[tuple[str, str, float]]:
+    """The class pairs of :func:`separation` ``sep`` closer than ``bound``, each once, closest
+    first: (class, nearest class, distance); without the pairs of :data:`TOLD_APART_BY_PLACE`
+    when ``by_place`` is False."""
+    pairs = {}
+    for c, v in sep.items():
+        pair = tuple(sorted((c, v["nearest"])))
+        if v["distance"] < bound and (by_place or pair not in TOLD_APART_BY_PLACE):
+            pairs.setdefault(pair, v["distance"])
+    return sorted(((a, b, d) for (a, b), d in pairs.items()), key=lambda t: t[2])
+

@@ -74,7 +74,11 @@ def load_intrinsics(path: str | Path) -> Intrinsics:
         k = np.asarray(d["camera_matrix"], dtype=np.float64)
         dist = np.asarray(d["dist"], dtype=np.float64).ravel()
         size = tuple(int(v) for v in d.get("image_size", (0, 0)))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (KeyError, TypeError) as exc:
+        missing = f"it has no {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise CalibrationError(f"{path} is not an intrinsics file ({missing}): give the JSON written by "
+                               "'mycelium-companion calibrate camera --out FILE'") from exc
+    except (OSError, ValueError) as exc:
         raise CalibrationError(f"cannot read intrinsics from {path}: {exc}") from exc
     if k.shape != (3, 3) or dist.size not in (4, 5, 8, 12, 14):
         raise CalibrationError(f"{path}: camera_matrix must be 3x3 and dist 4, 5, 8, 12 or 14 numbers")

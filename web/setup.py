@@ -19,6 +19,9 @@ from web import auth
 
 bp = Blueprint("setup", __name__)
 
+STALE_FRAME_S = 3.0
+"""Age (s) of the latest frame from which the setup page says the picture is not live: the
+camera sends several frames a second, so 3 s without one is a stopped or unplugged camera."""
 SNAPSHOT_INTERVAL_S = 1.0
 """The annotated snapshot is recomputed at most this often, however many browsers ask."""
 
@@ -92,18 +95,25 @@ class CameraFeed:
             if frame is None:
                 return None
             if snap is not None and (time.monotonic() - snap_t < SNAPSHOT_INTERVAL_S or t <= snap_t):
-                return snap
+                return _aged(snap, t)
             if self.reader is None and self.reader_factory is not None:
                 self.reader = self.reader_factory()
             rep = assess(frame, self.geo, self.intrinsics, self.reader, self.labels)
             pic = annotate(frame, rep, self.geo, self.labels, width=self.width)
             ok, buf = cv2.imencode(".jpg", pic, [cv2.IMWRITE_JPEG_QUALITY, 85])
             doc = rep.to_json()
-            doc["frame_age_s"] = round(time.monotonic() - t, 1)
             snap = (buf.tobytes(), doc)
             with self._lock:
                 self._snap, self._snap_t = snap, time.monotonic()
-            return snap
+            return _aged(snap, t)
+
+
+def _aged(snap: tuple[bytes, dict], frame_t: float) -> tuple[bytes, dict]:
+    """``snap`` with the report's ``frame_age_s`` (s since the frame arrived, now: a cached
+    snapshot of a camera that stopped grows older) and ``frame_stale`` (older than
+    :data:`STALE_FRAME_S`)."""
+    age = time.monotonic() - frame_t
+    return snap[0], {**snap[1], "frame_age_s": round(age, 1), "frame_stale": age > STALE_FRAME_S}
 
 
 def _allowed() -> bool:

@@ -91,7 +91,7 @@ def table_pin(db: str | None, args: argparse.Namespace) -> tuple[str | None, str
     if pin is not None and not (pin.isdigit() and 6 <= len(pin) <= 8):
         raise ValueError("the PIN must be 6 to 8 digits")
     if db in (None, ":memory:"):
-        return pin, "a new PIN each start (no game log)"
+        return pin, "new at each start: no game log to keep it beside"
     path = db + ".pin"
     if pin is None and not getattr(args, "new_pin", False):
         try:

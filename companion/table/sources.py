@@ -266,9 +266,16 @@ class FolderSource(FrameSource):
             if not self._files:
                 raise SourceError(f"{self.path}: no images (.png, .jpg) in this folder")
         elif self.path.is_file():
+            self.name = f"file:{self.path}"
             self._cap = cv2.VideoCapture(str(self.path))
-            if not self._cap.isOpened():
-                raise SourceError(f"{self.path}: not a video OpenCV can read")
+            ok = self._cap.isOpened() and self._cap.read()[0]  # a damaged file opens but gives nothing
+            if ok:
+                self._cap.release()
+                self._cap = cv2.VideoCapture(str(self.path))  # back to its first frame
+            if not ok or not self._cap.isOpened():
+                self._cap.release()
+                self._cap = None
+                raise SourceError(f"{self.path}: not an image or a video OpenCV can read")
         else:
             raise SourceError(f"{self.path}: no such file or folder")
         self._i = 0

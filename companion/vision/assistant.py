@@ -52,6 +52,10 @@ FOCUS_MIN = 5.0
 sensor noise out) below which an area of the board is soft.  It grows with what is on the
 board: on the bench sharp frames measure 20 (empty board) to 110 (full), frames blurred by
 1.5 px 3-18, by 2.5 px 1-8; hence also :data:`FOCUS_EDGE_RATIO`."""
+FOCUS_SHARP_EDGE_RATIO = 0.011
+"""Edge ratio (:data:`FOCUS_EDGE_RATIO`) from which an area is sharp whatever its variance of
+the Laplacian: an empty board of a plain art measures 0.012-0.015 with a variance of 4-6; a
+1.5 px blur brings the edges to 0.003-0.009."""
 FOCUS_EDGE_RATIO = 0.006
 """Mean squared Laplacian over mean squared gradient on the board's edges (pixels within 2 px
 of a gradient above 30 % of the strongest) below which an area is soft: 0.013-0.018 sharp,
@@ -200,8 +204,7 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
             else:
                 advice.append(Advice("marker-missing", f"marker {i} is not in view"))
         if len(copies) < 2:
-            advice.append(Advice("markers", f"only {len(copies)} of 4 corner markers seen: point the camera at the "
-                                            "board, and raise it until all four markers are in view"))
+            advice.append(_why_no_markers(gray, finder, geo, len(copies)))
     reg = None
     if not rep.missing:
         try:
@@ -287,7 +290,10 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         cnt, t1, t2 = n[ks].sum(), s1[ks].sum(), s2[ks].sum()
         rep.focus_by_area[a] = float(t2 / cnt - (t1 / cnt) ** 2) if cnt else 0.0
         rep.edge_ratio_by_area[a] = float(e_lap[ks].sum() / e_grad[ks].sum()) if e_grad[ks].sum() > 0 else 0.0
-    rep.soft_areas = [a for a in order if rep.focus_by_area[a] < FOCUS_MIN or rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO]
+    # a flat stretch of board (the empty spaces of a plain art) has a low variance of the
+    # Laplacian however sharp the lens: there the edges it has decide
+    rep.soft_areas = [a for a in order if rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO or (
+        rep.focus_by_area[a] < FOCUS_MIN and rep.edge_ratio_by_area[a] < FOCUS_SHARP_EDGE_RATIO)]
     if rep.soft_areas:
         whole = len(rep.soft_areas) >= len(order) - 1
         advice.append(Advice("focus", ("the whole board is out of focus" if whole else
@@ -332,6 +338,51 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
 
 
 _DEFAULT_READERS: dict = {}
+
+
+def _why_no_markers(gray: np.ndarray, finder: MarkerFinder, geo: BoardGeometry, seen: int) -> Advice:
+    """Advice when fewer than 2 markers are found in ``gray`` (uint8 (h, w)): a mirrored
+    picture (the markers read when flipped left-right), a frame too small for the reader's
+    minimum, markers in view but too small to decode (they read in the frame enlarged 2x: the
+    camera is too far), or else the markers are out of view."""
+    if len(finder.detect_all(cv2.flip(gray, 1))) >= 2:
+        return Advice("mirrored", "the picture is mirrored (the markers read only when it is flipped left-right): "
+                                  "turn off the camera's horizontal flip (hflip), or do not film the board in a mirror")
+    x0, y0, x1, y1 = geo.extent_mm()
+    hgt, wid = gray.shape
+    need = MIN_PX_PER_HEX_SIDE / geo.hex_size_mm  # px per mm the reader needs
+    fit = min(wid / (x1 - x0), hgt / (y1 - y0))  # px per mm with the board filling the frame
+    if fit < need:
+        return Advice("resolution", f"the frame is {wid}x{hgt} px: too small to read the board even filling it "
+                                    f"(it needs about {int(need * (x1 - x0))}x{int(need * (y1 - y0))}); "
+                                    "set the camera to a higher resolution (1920x1080)")
+    small = _small_markers(gray, geo)
+    if len(small) >= 2:
+        return Advice("lower", f"only {seen} of 4 corner markers read: {len(small)} are in view but only about "
+                               f"{np.median(small):.0f} px wide, too small to decode: lower the camera (or zoom in) "
+                               "until the board fills the frame")
+    return Advice("markers", f"only {seen} of 4 corner markers seen: point the camera at the "
+                             "board, and raise it until all four markers are in view")
+
+
+def _small_markers(gray: np.ndarray, geo: BoardGeometry) -> list[float]:
+    """Side (px) of each board marker a detector that accepts tiny squares finds in ``gray``
+    (uint8 (h, w)), in the frame and enlarged 2x; the normal detector skips squares under about
+    14 px at 1080p (``minMarkerPerimeterRate``), where decoding is unsure."""
+    from companion.vision.markers import detector_parameters
+
+    params = detector_parameters()
+    params.minMarkerPerimeterRate = 0.004
+    det = cv2.aruco.ArucoDetector(geo.aruco_dictionary(), params)
+    ids = {m.id for m in geo.markers}
+    best: dict[int, float] = {}
+    for k in (1, 2):
+        img = gray if k == 1 else cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
+        corners, found, _ = det.detectMarkers(img)
+        for c, i in zip(corners, [] if found is None else found.ravel()):
+            if int(i) in ids:
+                best.setdefault(int(i), cv2.arcLength(c.reshape(4, 2), True) / 4 / k)
+    return list(best.values())
 
 
 def _default_reader(geo: BoardGeometry, intrinsics: Intrinsics | None):

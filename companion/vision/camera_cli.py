@@ -61,7 +61,16 @@ def _check(args: argparse.Namespace) -> int:
     from companion.vision.profile import ProfileError
     from companion.vision.reader import read_image
 
+    from web.auth import check_pin_format
+
     try:
+        if args.out and not cv2.haveImageWriter(args.out):
+            raise VisionError(f"--out {args.out}: the annotated picture is an image: give a name ending in .png or .jpg")
+        if args.web and args.pin is not None:
+            try:
+                check_pin_format(args.pin)
+            except ValueError as exc:
+                raise VisionError(f"--pin {args.pin}: {exc}") from None
         geo, intr, reader, labels = _setup(args)
         if args.web:
             if not args.camera:
@@ -69,13 +78,15 @@ def _check(args: argparse.Namespace) -> int:
             return _serve(args, geo, intr, reader, labels)
         frame = read_image(args.image) if args.image else _one_frame(args.camera, _stored_settings(args))
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError) as exc:
-        print(f"mycelium-companion camera check: {exc}", file=sys.stderr)
-        return 2
+        return _fail(args, str(exc))
     rep = assess(frame, geo, intr, reader, labels)
     if args.out:
-        if not cv2.imwrite(args.out, annotate(frame, rep, geo, labels)):
-            print(f"mycelium-companion camera check: cannot write {args.out}", file=sys.stderr)
-            return 2
+        try:
+            written = cv2.imwrite(args.out, annotate(frame, rep, geo, labels))
+        except cv2.error:
+            written = False
+        if not written:
+            return _fail(args, f"cannot write {args.out}")
     if args.json:
         print(json.dumps(rep.to_json()))
     else:
@@ -89,6 +100,16 @@ def _check(args: argparse.Namespace) -> int:
         for a in rep.advice:
             print(f"- {a.text}")
     return 0 if rep.ok else 1
+
+
+def _fail(args, message: str) -> int:
+    """Report ``message`` in one line (a JSON object ``{"ok": false, "error": ...}`` on stdout
+    with ``--json``, for the script reading it) and return exit status 2."""
+    if getattr(args, "json", False):
+        print(json.dumps({"ok": False, "error": message}))
+    else:
+        print(f"mycelium-companion camera check: {message}", file=sys.stderr)
+    return 2
 
 
 def _stored_settings(args):
@@ -108,7 +129,7 @@ def _one_frame(spec: str, settings=None):
     try:
         src = open_camera(spec, settings_path=settings)
     except SourceError as exc:
-        raise UnreadableImageError(f"cannot open camera {spec}: {exc}") from exc
+        raise UnreadableImageError(f"cannot open camera {spec}: {exc}{_busy_hint(spec)}") from exc
     frame = None
     try:
         for _ in range(10):  # a camera's first frames may be dark while its exposure settles
@@ -124,6 +145,12 @@ def _one_frame(spec: str, settings=None):
         src.close()
 
 
+def _busy_hint(spec: str) -> str:
+    """Why a camera that exists may not open: the running service holds it."""
+    return ("; if the companion's service is running it holds the camera: "
+            "'sudo systemctl stop mycelium-companion' first") if spec == "picamera2" or str(spec).isdigit() else ""
+
+
 def _serve(args, geo, intr, reader, labels) -> int:
     import threading
     import time
@@ -135,8 +162,7 @@ def _serve(args, geo, intr, reader, labels) -> int:
     try:
         src = open_camera(args.camera, settings_path=_stored_settings(args))
     except SourceError as exc:
-        print(f"mycelium-companion camera check: cannot open camera {args.camera}: {exc}", file=sys.stderr)
-        return 2
+        return _fail(args, f"cannot open camera {args.camera}: {exc}{_busy_hint(args.camera)}")
     feed = CameraFeed(geo, intr, reader, labels)
     app = setup_app(feed, pin=args.pin)
     stop = threading.Event()

@@ -477,19 +477,24 @@ class BoardReader:
         ``veil``, float32 (N,) or (N, 3) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
         more, or it lies within :data:`GLARE_HALO` of a space with :data:`CLIPPED_GLARE` of its
         points clipped), elsewhere from
-        :data:`CLIPPED_CORE` (a white symbol in a bright frame may clip a point or two).  With ``halo`` (no glare spot could be fitted, so the light around clipped
+        :data:`CLIPPED_CORE` of points clipped in :data:`GLARE_CHANNELS` or more channels (a white
+        symbol in a bright frame may clip a point or two; a saturated piece colour clips one
+        channel, which glare, lifting all of them, does not).  With ``halo`` (no glare spot could be fitted, so the light around clipped
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
         ones become unreadable too: there the veil lifts every surface and nothing is sure."""
         n = len(self._space_pts)
-        frac = (channel_max(bgr[:n]) >= SATURATED).reshape(len(self.geo.spaces), -1).mean(1)
-        core = np.flatnonzero(frac >= CLIPPED_CORE)
+        frac, white_frac = clipped_fractions(bgr[:n], len(self.geo.spaces))
+        core = np.flatnonzero(white_frac >= CLIPPED_CORE)
         hexes = np.array(self.geo.spaces)
         glared = np.zeros(len(hexes), bool)
         if veil is not None:
             glared |= veil[:n].reshape(len(hexes), -1).mean(1) >= GLARE_MIN_LEVEL
-        for c in np.flatnonzero(frac >= CLIPPED_GLARE):
+        for c in np.flatnonzero(white_frac >= CLIPPED_GLARE):
             d = hexes - hexes[c]
             glared |= (np.abs(d[:, 0]) + np.abs(d[:, 1]) + np.abs(d.sum(1))) // 2 <= GLARE_HALO
+        # under a glare spot any clipped channel counts; elsewhere only samples clipped in
+        # several channels do (one clipped channel is a saturated piece colour, not glare)
+        frac = np.where(glared, frac, white_frac)
         limit = np.where(glared, CLIPPED_UNREADABLE, CLIPPED_CORE)
         for s in (range(len(readings)) if rows is None else rows):
             r = readings[s]
@@ -518,6 +523,19 @@ class BoardReader:
         return self._labels.get(tuple(at), f"({at[0]},{at[1]})")
 
 
+def clipped_fractions(samples: np.ndarray, spaces: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per space, the fraction of its samples (float32 or uint8 (spaces * P, 3) camera BGR)
+    clipped in any channel, and in :data:`GLARE_CHANNELS` or more channels: float (spaces,) each.
+
+    Glare adds light to every channel (in linear light) so where it clips, it clips several; a
+    saturated piece colour (a bright orange meeple, BGR about 26, 143, 255) clips one alone."""
+    clipped = np.asarray(samples) >= SATURATED
+    return (clipped.any(1).reshape(spaces, -1).mean(1),
+            (clipped.sum(1) >= GLARE_CHANNELS).reshape(spaces, -1).mean(1))
+
+
+GLARE_CHANNELS = 2
+"""Clipped channels from which a sample outside a fitted glare spot counts as clipped by glare."""
 RECHECK_FRACTION = 0.25
 """With the markers unchanged, the frame checks (:func:`companion.vision.check.check_frame`) run
 again only when more than this share of the spaces changed: their figures are shares of the

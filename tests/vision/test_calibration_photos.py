@@ -74,3 +74,47 @@ def test_a_profile_that_cannot_be_written_is_one_line(photos, tmp_path, capsys):
     code, _, err = run(["calibrate", "pieces", "--intrinsics", str(photos["k"]), "--out", str(out),
                         "--image", str(photos[1])], capsys)
     assert code == 2 and err.count("\n") == 1 and f"cannot write {out}" in err
+
+
+def test_a_photo_under_glare_is_refused_naming_the_colours_and_the_glare(tmp_path, capsys, geo):
+    """Glare washes wood and yellow into one colour: the profile would misread them, so it
+    is refused (the previous profile kept) unless --force, and the message says why."""
+    from companion.sim.render import Conditions, render
+
+    glared = tmp_path / "glared.png"
+    cv2.imwrite(str(glared), render(load_layout(1), geo, Conditions(glare=220.0, glare_radius=180.0, noise_sigma=1.5)).image)
+    prof = tmp_path / "colours.json"
+    prof.write_text(PREVIOUS)
+    argv = ["calibrate", "pieces", "--image", str(glared), "--out", str(prof)]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "wood and yellow (0.4) barely differ" in err and "glared.png: glare makes" in err and "--force" in err
+    assert prof.read_text() == PREVIOUS
+    code, out, err = run(argv + ["--force"], capsys)
+    assert code == 0 and "warning: kept with --force although" in out
+    assert prof.read_text() != PREVIOUS
+
+
+def test_a_wrong_layout_number_or_intrinsics_file_says_what_is_expected(photos, tmp_path, capsys):
+    code, _, err, prof = calibrate(photos, [photos[1]], tmp_path, capsys, "--layout", "4")
+    assert code == 2 and "there is no calibration layout 4: give 1, 2 or 3" in err
+    wrong = tmp_path / "markers.json"
+    wrong.write_text('{"0": [[1, 2]]}')
+    code, out, err = run(["calibrate", "pieces", "--image", str(photos[1]), "--intrinsics", str(wrong),
+                          "--out", str(prof)], capsys)
+    assert code == 2 and "is not an intrinsics file (it has no 'camera_matrix')" in err and "calibrate camera --out" in err
+    assert prof.read_text() == PREVIOUS
+
+
+def test_good_photos_of_a_plain_art_are_kept_with_a_warning_on_tile_and_slot(tmp_path, capsys):
+    """Tile and slot of a plain art lie under 0.5 apart in good light, but the reader tells them
+    apart by place: the profile is written (exit 0), with a warning naming them."""
+    from companion.sim.calibration import render_calibration_frames
+
+    argv = ["calibrate", "pieces", "--out", str(tmp_path / "colours.json")]
+    for i, frame in enumerate(render_calibration_frames("meadow", "daylight", 5)):
+        cv2.imwrite(str(tmp_path / f"layout{i + 1}.png"), frame.image)
+        argv += ["--image", str(tmp_path / f"layout{i + 1}.png")]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert "warning: slot and tile (0." in out and "only just told apart" in out

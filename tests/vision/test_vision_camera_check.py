@@ -121,7 +121,8 @@ def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
     cond = mild()
     frame = shoot(geo, cond).image
     soft = frame.copy()
-    soft[:, :800] = cv2.GaussianBlur(frame, (0, 0), 3.0)[:, :800]  # a lens focused on the right
+    ramp = np.clip((900 - np.arange(frame.shape[1])) / 200.0, 0, 1)[None, :, None]  # a lens focused on the right:
+    soft = (ramp * cv2.GaussianBlur(frame, (0, 0), 3.0) + (1 - ramp) * frame).astype(np.uint8)  # sharpness falls off
     rep = assess(soft, geo)
     assert "left" in rep.soft_areas and not {"centre", "right", "top right", "bottom right"} & set(rep.soft_areas)
     assert any(a.code == "focus" and "soft at the" in a.text for a in rep.advice)
@@ -129,3 +130,81 @@ def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
     empty = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
     bare = render(empty, geo, cond, np.random.default_rng(0), size=HD, camera=make_camera(geo, cond, HD)).image
     assert assess(bare, geo).soft_areas == []
+
+
+def test_a_bright_meeple_clipping_one_channel_is_not_glare(tmp_path, capsys, geo):
+    """A saturated piece colour clips the camera's red channel with no lamp in view: that is not
+    glare (glare lifts every channel), so the board is readable and the check says ready."""
+    image = shoot(geo, mild()).image
+    empty = dict(BOARD)
+    del empty["meeples"]
+    without = render(empty, geo, mild(), np.random.default_rng(0), size=HD, camera=make_camera(geo, mild(), HD)).image
+    meeple = np.abs(image.astype(int) - without).sum(2) > 40
+    bright = image.copy()
+    red = bright[..., 2].astype(float)
+    red[meeple] *= 1.6  # the red channel clips on the meeple, blue and green stay low
+    bright[..., 2] = np.clip(red, 0, 255).astype(np.uint8)
+    assert (bright[meeple][:, 2] == 255).mean() > 0.3 and bright[meeple][:, :2].max() < 200
+    report, advice = check(tmp_path, capsys, bright, "--profile", str(DEFAULT_PROFILE_PATH))
+    assert "glare" not in advice and report["ok"], advice
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--out", "{tmp}/check.txt"], "give a name ending in .png or .jpg"),
+    (["--out", "{tmp}/check"], "give a name ending in .png or .jpg"),
+    (["--camera", "{tmp}", "--web", "--pin", "12"], "--pin 12: the table PIN must be 6 to 8 digits"),
+])
+def test_bad_arguments_get_one_line_and_exit_2(tmp_path, capsys, extra, words):
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), np.zeros((64, 64, 3), np.uint8))
+    source = [] if "--camera" in extra else ["--image", str(frame)]
+    code = companion_main(["camera", "check", *source, *[e.format(tmp=tmp_path) for e in extra]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and words in err, err
+
+
+def test_errors_with_json_are_json(tmp_path, capsys):
+    code = companion_main(["camera", "check", "--image", str(tmp_path / "none.png"), "--json"])
+    out = capsys.readouterr().out
+    assert code == 2 and json.loads(out)["ok"] is False and "none.png" in json.loads(out)["error"]
+
+
+def test_a_mirrored_picture_is_named(tmp_path, capsys, geo):
+    _, advice = check(tmp_path, capsys, cv2.flip(shoot(geo, mild()).image, 1))
+    assert "flip" in advice["mirrored"] and "markers" not in advice  # not "raise the camera"
+
+
+def test_markers_too_small_to_decode_say_lower_not_raise(tmp_path, capsys, geo):
+    _, advice = check(tmp_path, capsys, shoot(geo, mild(fill=0.12)).image)
+    assert "lower the camera" in advice["lower"] and "too small to decode" in advice["lower"]
+    assert not any("raise" in text for text in advice.values())
+
+
+def test_a_frame_too_small_asks_for_a_higher_resolution(tmp_path, capsys, geo):
+    small = cv2.resize(shoot(geo, mild()).image, (64, 36), interpolation=cv2.INTER_AREA)
+    path = tmp_path / "tiny.png"
+    cv2.imwrite(str(path), small)
+    code = companion_main(["camera", "check", "--image", str(path), "--json"])
+    advice = {a["code"]: a["text"] for a in json.loads(capsys.readouterr().out)["advice"]}
+    assert code == 1 and "64x36 px" in advice["resolution"] and "higher resolution" in advice["resolution"]
+
+
+def test_a_plain_empty_board_is_not_called_soft_but_a_blurred_one_is(geo):
+    """The empty spaces of a plain art have no texture: focus is judged on the edges there are."""
+    from vision_frames import shoot_styled
+
+    from companion.vision.assistant import assess
+
+    empty = {"tiles": [], "rocks": [], "trees": [], "substrates": [], "spores": {}, "meeples": {}}
+    bare = shoot_styled(empty, geo, "meadow", size=HD)[0].image
+    assert assess(bare, geo).soft_areas == []
+    blurred = assess(cv2.GaussianBlur(bare, (0, 0), 2.5), geo)
+    assert len(blurred.soft_areas) >= 8 and any(a.code == "focus" for a in blurred.advice)
+
+
+def test_a_file_that_is_not_an_image_is_not_called_a_folder(tmp_path, capsys):
+    bad = tmp_path / "notimage.jpg"
+    bad.write_bytes(b"this is not a picture")
+    code = companion_main(["camera", "check", "--camera", str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and "notimage.jpg: not an image or a video OpenCV can read" in err and "folder" not in err

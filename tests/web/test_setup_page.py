@@ -66,6 +66,11 @@ def test_setup_page_needs_the_pin_and_shows_the_latest_frame(frames):
     feed._snap_t -= 5.0
     doc = b.get("/setup/report.json").get_json()
     assert any(a["code"] == "lamp" for a in doc["advice"])
+    assert doc["frame_stale"] is False and doc["frame_age_s"] < 3
+    # the camera stops sending: the same picture must not pass for live
+    feed._frame_t -= 10.0
+    doc = b.get("/setup/report.json").get_json()
+    assert doc["frame_stale"] is True and doc["frame_age_s"] >= 10
     # a script may send the PIN instead
     assert app.test_client().get("/setup/snapshot.jpg", headers={"X-Table-PIN": PIN}).status_code == 200
 
@@ -74,8 +79,16 @@ def test_setup_page_needs_the_pin_and_shows_the_latest_frame(frames):
 def test_setup_page_in_chromium(frames):
     sync_api = pytest.importorskip("playwright.sync_api")
     geo, _, glare = frames
+    import threading
+
     feed = CameraFeed(geo)
     feed.offer(glare)
+    stopped = threading.Event()
+
+    def camera():  # a live camera keeps sending frames until it is unplugged
+        while not stopped.wait(0.3):
+            feed.offer(glare)
+    threading.Thread(target=camera, daemon=True).start()
     srv = DashboardServer(setup_app(feed, pin=PIN), "127.0.0.1", 0).start()
     try:
         with sync_api.sync_playwright() as p:
@@ -90,9 +103,16 @@ def test_setup_page_in_chromium(frames):
             page.wait_for_function("document.getElementById('shot').naturalWidth > 0", timeout=20000)
             assert "move the lamp" in page.locator("#advice").inner_text()
             assert page.locator("#status").inner_text() == "Camera needs attention"
+            assert not page.locator("#stale").is_visible()
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "setup-page.png"))
+            stopped.set()  # the camera is unplugged
+            page.wait_for_selector("#stale:visible", timeout=20000)
+            assert "No new frame for" in page.locator("#stale").inner_text()
+            assert "is the camera connected?" in page.locator("#stale").inner_text()
+            assert page.locator("#status").inner_text() == "No live picture"
             browser.close()
         assert errors == []
     finally:
+        stopped.set()
         srv.shutdown()

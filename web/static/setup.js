@@ -27,9 +27,16 @@
   const advice = document.getElementById("advice");
   const figures = document.getElementById("figures");
 
+  const stale = document.getElementById("stale");
+
   function show(doc) {
-    status.textContent = doc.ok ? "Camera ready" : "Camera needs attention";
-    status.className = doc.ok ? "ok" : "todo";
+    // a frozen picture must not pass for live: say how old it is, above everything else
+    stale.hidden = !doc.frame_stale;
+    stale.textContent = doc.frame_stale
+      ? `No new frame for ${Math.round(doc.frame_age_s)} s: is the camera connected?` : "";
+    const ok = doc.ok && !doc.frame_stale;
+    status.textContent = doc.frame_stale ? "No live picture" : ok ? "Camera ready" : "Camera needs attention";
+    status.className = ok ? "ok" : "todo";
     advice.replaceChildren(...doc.advice.map((a) => {
       const li = document.createElement("li");
       li.textContent = a.text;
