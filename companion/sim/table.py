@@ -347,7 +347,9 @@ class SimulatedTable:
                 if g["kind"] == "discard":
                     drop = dict((truth.get("drop") or {}).get(who) or {})
                     got = []
-                    for c in allowed:
+                    # in the order the move names them, as the rules take a move's drop
+                    # (economy.settle_cap): a drop naming more than the excess keeps its first colours
+                    for c in [k for k in drop if k in allowed]:
                         while drop.get(c, 0) > 0 and len(got) < n:
                             drop[c] -= 1
                             got.append(c)

@@ -213,4 +213,4 @@ def test_a_failing_event_consumer_is_reported_and_the_reader_goes_on(capsys, col
             assert reader.connected.is_set() and reader._thread.is_alive()
         finally:
             reader.stop()
-    assert "the reader's event consumer failed on unknown_tag" in capsys.readouterr().err
+    assert "the consumer of its events failed on unknown_tag" in capsys.readouterr().err

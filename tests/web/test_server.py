@@ -230,6 +230,6 @@ def test_serve_command_refuses_bad_and_busy_ports(capsys):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        assert main(["serve", "--port", str(port), "--db", ":memory:", "--no-qr"]) == 1
+        assert main(["serve", "--port", str(port), "--db", ":memory:", "--no-qr"]) == 2
     err = capsys.readouterr().err
-    assert f"mycelium-companion: cannot listen on 127.0.0.1:{port}" in err and "in use" in err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "in use" in err and "--port" in err
