@@ -55,7 +55,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.demo import DemoDriver, demo_session
     from web.server import serve
 
-    from companion.table.cli import _port_busy
+    from companion.table.cli import port_busy
     from web.auth import check_pin_format
 
     # Everything that can refuse the start is checked before a game is put in the log.
@@ -65,7 +65,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"mycelium-companion: --pin: {e}", file=sys.stderr)
             return 2
-    problem = _port_busy(args.host, args.port)
+    problem = port_busy(args.host, args.port, no_web=False)
     if problem:
         print(f"mycelium-companion: {problem}", file=sys.stderr)
         return 2

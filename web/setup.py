@@ -193,7 +193,18 @@ def setup_app(feed: CameraFeed, pin: str | None = None):
 
     from web import create_app
 
+    from flask import jsonify, request
+
     app = create_app(None, pin=pin)
     app.extensions["camera_feed"] = feed
     app.view_functions["pages.index"] = lambda: redirect("/setup")
+
+    @app.before_request
+    def no_game_here():
+        # the game API needs a game: answer what this server is, not an internal error
+        if request.path.startswith("/api/") and request.path not in ("/api/unlock", "/api/lock"):
+            return jsonify(error="no_game", message="this server shows only the camera setup page; "
+                           "the game's dashboard is served by 'run', 'demo' or 'serve'"), 404
+        return None
+
     return app

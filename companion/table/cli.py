@@ -153,7 +153,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # What can refuse the start is checked before a game is put in the log.
     problem = check_record_folder(args.record) if args.record else None
     if problem is None and not args.fast and not args.no_web:
-        problem = _port_busy(args.host, args.port)
+        problem = port_busy(args.host, args.port)
     if problem:
         print(f"mycelium-companion: {problem}", file=sys.stderr)
         return 2
@@ -401,7 +401,7 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         except PortError as e:
             return f"--rfid: {e} (or --rfid none to play without the bag reader)"
     if not args.replay and not args.no_web:
-        problem = _port_busy(args.host, args.port)
+        problem = port_busy(args.host, args.port)
         if problem:
             return problem
     if args.record:
@@ -452,8 +452,9 @@ def _nothing_to_resume(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _port_busy(host: str, port: int) -> str | None:
-    """A sentence when the dashboard could not listen on ``host``:``port``, else ``None``."""
+def port_busy(host: str, port: int, no_web: bool = True) -> str | None:
+    """A sentence when the dashboard could not listen on ``host``:``port``, else ``None``;
+    ``no_web``: the command has ``--no-web`` to offer as the other way out."""
     import socket
     if port == 0:
         return None
@@ -462,7 +463,8 @@ def _port_busy(host: str, port: int) -> str | None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((host, port))
     except OSError as e:
-        return f"the dashboard cannot listen on {host}:{port} ({e.strerror}); pick another --port, or --no-web"
+        return (f"the dashboard cannot listen on {host}:{port} ({e.strerror}); pick another --port"
+                + (", or --no-web" if no_web else ""))
     return None
 
 

@@ -184,7 +184,8 @@ def _serve(args, geo, intr, reader, labels) -> int:
         srv = DashboardServer(app, args.host, args.port).start()
     except OSError as exc:
         src.close()
-        print(f"mycelium-companion camera check: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"mycelium-companion camera check: the setup page cannot listen on {args.host}:{args.port} "
+              f"({exc.strerror or exc}); pick another --port", file=sys.stderr)
         return 2
     threading.Thread(target=pump, name="camera-check", daemon=True).start()
     print(f"setup page: {srv.url.rstrip('/')}/setup   table PIN {srv.pin}   (Ctrl-C to stop)", flush=True)

@@ -233,3 +233,4 @@ def test_serve_command_refuses_bad_and_busy_ports(capsys):
         assert main(["serve", "--port", str(port), "--db", ":memory:", "--no-qr"]) == 2
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and "in use" in err and "--port" in err
+    assert "--no-web" not in err  # serve has no such option
