@@ -148,13 +148,10 @@ class Plan:
     unreachable: int        # trees (or the network) the plan cannot reach
 
 
-PLAN_WEIGHT = 4.0
+PLAN_WEIGHT = float(__import__("os").environ.get("PW", "4.0"))
 """Points per plan direction a green tile covers (:meth:`GreedyBot._follows_plan`)."""
 
 
-TREE_EDGE = 100.0
-"""Plan cost of an edge into a tree: the same for every tree, so only routes through a tree
-pay it twice."""
 THREE_WAY_COST = 3.0
 """Plan cost of a three-way green tile (``G024``): only 2-4 are in the bag (7.c)."""
 
@@ -539,9 +536,7 @@ class GreedyBot:
             for e in range(6):
                 n = h.neighbor(e)
                 if n in pos.trees:
-                    # Trees are leaves: a network never runs through a tree (7.c), so a
-                    # second edge at a tree costs more than any route over the board.
-                    g.add_edge(_border(h, e), ("tree", n), weight=TREE_EDGE)
+                    g.add_edge(_border(h, e), ("tree", n), weight=0.0)
         # Every green network is one node, joined to the borders its green paths face: the
         # plan may run through another green network for free, since joining it joins the
         # trees it touches (7.c).
@@ -557,7 +552,7 @@ class GreedyBot:
                 for e in tilecodes.parse(pos.tiles[h]).paths[i].edges:
                     n = h.neighbor(e)
                     if n in pos.trees:
-                        g.add_edge(node, ("tree", n), weight=TREE_EDGE)
+                        g.add_edge(node, ("tree", n), weight=0.0)
                     elif _border(h, e) in g:
                         g.add_edge(node, _border(h, e), weight=0.0)
             if net.spaces == best_spaces:
@@ -582,8 +577,6 @@ class GreedyBot:
                     for u, v, data in sub.edges(data=True):
                         if data.get("at") in clash:
                             data["weight"] *= 3
-                # A space still crossed twice is left out: no tile lays it as planned.
-                toward = {h: d for h, d in toward.items() if _one_tile(d)}
                 plan = Plan(frozenset(toward), toward, len(terminals) - len(terms))
         pos.cache["fc_plan"] = plan
         if len(self._plans) > 256:

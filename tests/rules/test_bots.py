@@ -103,30 +103,3 @@ def test_cooperative_bots_pay_for_a_card_with_tiles_off_the_green_network_toward
     assert sorted(map(tuple, mv["tiles"])) == [(0, 1), (1, 1)]
     after = apply(pos, mv, ed).position
     assert (-1, 1) in after.tiles and after.tiles[(-1, 1)] == "P03.G12"
-
-
-TREES = [(-1, 0), (1, -1), (0, 1), (2, 0)]
-
-
-def test_the_forest_communication_plan_joins_every_tree_with_tiles_the_bag_holds():
-    # 7.c: one green network touching all four trees.  Blue's spore network already touches
-    # the tree at (2, 0) through the tile at (3, 0); the plan must reach the other three, and
-    # ask on each space only for a green path one tile can have (a sharp turn, a straight
-    # line, or the three-way G024 at a fork).
-    from companion.bots import _one_tile
-    from companion.edition import load_edition
-    from companion.hexgrid import Hex
-    from companion.rules import Board
-    pos = make_position(tiles={(3, 0): "G03"}, trees=TREES, mode="cooperative", difficulty="easy",
-                        hands={"blue": ["P03.G14", "Y03.G25", "P0.G24"], "orange": ["P03", "Y03", "P024.Y1"]})
-    b = Board(pos, load_edition())
-    plan = GreedyBot(random.Random(1)).communication_plan(b)
-    assert plan.spaces and plan.unreachable == 0
-    assert all(b.placeable(h) for h in plan.spaces)
-    assert all(_one_tile(d) for d in plan.toward.values())
-    reached = {h.neighbor(e) for h, d in plan.toward.items() for e in d}
-    assert {Hex(*t) for t in TREES[:3]} <= reached
-    # The plan is one piece: every plan space faces another plan space, a tree or the network.
-    for h, d in plan.toward.items():
-        assert any(h.neighbor(e) in plan.spaces or h.neighbor(e) == Hex(3, 0) for e in d)
-
