@@ -21,9 +21,6 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
-from networkx.algorithms.approximation import steiner_tree
-
 from companion import economy, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
@@ -138,68 +135,6 @@ class Target:
     cost: float                 # rough turns to afford it, per victory point
 
 
-@dataclass(frozen=True)
-class Plan:
-    """The team's Forest Communication plan (7.c): the empty spaces a green network still
-    has to cover, and for each the edge directions (0-5) its green path must reach."""
-
-    spaces: frozenset
-    toward: dict            # Hex -> frozenset of edge directions
-    unreachable: int        # trees (or the network) the plan cannot reach
-
-
-PLAN_WEIGHT = float(__import__("os").environ.get("PW", "4.0"))
-"""Points per plan direction a green tile covers (:meth:`GreedyBot._follows_plan`)."""
-
-
-THREE_WAY_COST = 3.0
-"""Plan cost of a three-way green tile (``G024``): only 2-4 are in the bag (7.c)."""
-
-
-def _direction(a: Hex, b: Hex) -> int:
-    """The edge of ``a`` facing its neighbour ``b``."""
-    for e in range(6):
-        if a.neighbor(e) == b:
-            return e
-    raise ValueError(f"{b} is not next to {a}")
-
-
-def _border(h: Hex, edge: int) -> tuple:
-    """The graph node for the border between ``h`` and its neighbour across ``edge``."""
-    n = h.neighbor(edge)
-    return ("b",) + ((h, n) if (h.q, h.r) < (n.q, n.r) else (n, h))
-
-
-def _plan_directions(tree: nx.Graph) -> dict:
-    """Space -> frozenset of the edges (0-5) a Steiner tree over borders crosses there."""
-    toward: dict = {}
-    for u, v, data in tree.edges(data=True):
-        h = data.get("at")
-        if h is None:
-            continue
-        for x in (u, v):
-            if x[0] == "b":
-                toward.setdefault(h, set()).add(_direction(h, x[2] if x[1] == h else x[1]))
-    return {h: frozenset(d) for h, d in toward.items()}
-
-
-def _one_tile(dirs: frozenset) -> bool:
-    """Whether one bag tile's green path can cross these edges: a sharp turn or a straight
-    line (two edges one or three apart), or three alternate edges (``G024``)."""
-    if len(dirs) == 2:
-        a, c = sorted(dirs)
-        return (c - a) % 2 == 1
-    if len(dirs) == 3:
-        return len({e % 2 for e in dirs}) == 1
-    return len(dirs) == 1
-
-
-def _green_facing(pos: Position, h: Hex, edge: int) -> bool:
-    """Whether the tile on ``h`` has a green path on ``edge``."""
-    code = pos.tiles.get(h)
-    return code is not None and tilecodes.parse(code).edge_color[edge] == "green"
-
-
 class GreedyBot:
     """One-ply greedy search with a hand-written evaluation, re-planned before every action.
 
@@ -224,7 +159,6 @@ class GreedyBot:
     def __init__(self, rng: random.Random):
         self.rng = rng
         self.last_target: dict[str, str] = {}
-        self._plans: dict = {}
 
     # -- targets and evaluation ------------------------------------------------------------
 
@@ -329,7 +263,6 @@ class GreedyBot:
             if "green" in tile.edge_color:
                 s += self._communication(b, at, tile)
             s -= self._blocks_network(b, at, tile)
-            s += self._follows_plan(b, at, tile)
         return s + self.rng.random() * 0.5
 
     @staticmethod
@@ -495,120 +428,6 @@ class GreedyBot:
         b.pos.cache["green_nets"] = (out, best, best_gap)
         return out, best, best_gap
 
-    def communication_plan(self, b: Board) -> "Plan":
-        """The team's plan for Forest Communication (7.c), recomputed from the position.
-
-        An approximate Steiner tree (:func:`networkx.algorithms.approximation.steiner_tree`,
-        Kou's 2-approximation) over the board's empty spaces joining the green network closest
-        to the trees (through its open ends) to every tree it does not touch yet.  Each empty
-        space costs one tile; a space the tree passes through with three or more neighbours in
-        the tree is a *branching* space that needs a three-way green path (``G024.P1``).
-        Without a green network yet, the plan joins the four trees to each other.  Cached in
-        ``pos.cache`` for the position."""
-        pos = b.pos
-        cached = pos.cache.get("fc_plan")
-        if cached is not None:
-            return cached
-        # The plan depends on the tiles and rocks: trial positions (a meeple moved, a spore
-        # restarted after a purchase) share it; a spore it crosses only makes it approximate.
-        key = (frozenset(pos.tiles.items()), frozenset(pos.rocks))
-        cached = self._plans.get(key)
-        if cached is not None:
-            pos.cache["fc_plan"] = cached
-            return cached
-        _nets, _best, _gap = self._green_nets(b)
-        best_spaces = pos.cache.get("green_best_spaces") or frozenset()
-        # Nodes are the borders between two spaces; a tile on an empty space joins two of
-        # its borders with a green path of the shapes the bag holds (a sharp turn or a
-        # straight line), or three alternate ones through a hub (the three-way ``G024``).
-        g = nx.Graph()
-        for h in b.edition.spaces:
-            if not b.placeable(h):
-                continue
-            for e in range(6):
-                for f in (e + 1, e + 3):
-                    if f < 6:
-                        g.add_edge(_border(h, e), _border(h, f), weight=1.0, at=h)
-            for parity in (0, 1):
-                hub = ("hub", h, parity)
-                for e in (parity, parity + 2, parity + 4):
-                    g.add_edge(hub, _border(h, e), weight=THREE_WAY_COST / 3, at=h)
-            for e in range(6):
-                n = h.neighbor(e)
-                if n in pos.trees:
-                    g.add_edge(_border(h, e), ("tree", n), weight=0.0)
-        # Every green network is one node, joined to the borders its green paths face: the
-        # plan may run through another green network for free, since joining it joins the
-        # trees it touches (7.c).
-        best = None
-        for k, net in enumerate(b.graph.networks):
-            if net.color != "green":
-                continue
-            node = ("net", k)
-            g.add_node(node)
-            for (h, i) in net.nodes:
-                if i < 0:
-                    continue
-                for e in tilecodes.parse(pos.tiles[h]).paths[i].edges:
-                    n = h.neighbor(e)
-                    if n in pos.trees:
-                        g.add_edge(node, ("tree", n), weight=0.0)
-                    elif _border(h, e) in g:
-                        g.add_edge(node, _border(h, e), weight=0.0)
-            if net.spaces == best_spaces:
-                best = node
-        terminals = [("tree", t) for t in pos.trees if ("tree", t) in g]
-        if best is not None:
-            terminals.append(best)
-        plan = Plan(frozenset(), {}, 0)
-        if len(terminals) >= 2:
-            # Plan inside the part of the board the network (or most trees) can still reach.
-            comp = max(nx.connected_components(g), key=lambda c: (best in c, sum(t in c for t in terminals)))
-            terms = [t for t in terminals if t in comp]
-            if len(terms) >= 2:
-                sub = g.subgraph(comp).copy()
-                for _ in range(4):
-                    toward = _plan_directions(steiner_tree(sub, terms, weight="weight"))
-                    # One tile per space: a space the tree crosses twice cannot be laid as
-                    # planned; make it dearer and plan again.
-                    clash = [h for h, d in toward.items() if not _one_tile(d)]
-                    if not clash:
-                        break
-                    for u, v, data in sub.edges(data=True):
-                        if data.get("at") in clash:
-                            data["weight"] *= 3
-                plan = Plan(frozenset(toward), toward, len(terminals) - len(terms))
-        pos.cache["fc_plan"] = plan
-        if len(self._plans) > 256:
-            self._plans.clear()
-        self._plans[key] = plan
-        return plan
-
-    def _follows_plan(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
-        """Value of a tile for the team's Forest Communication plan (:meth:`communication_plan`):
-        on a plan space, a green path covering the plan's directions there (all of them at a
-        branching space, so three-way green paths go where the tree forks) and joined to the
-        network; a tile on a plan space that leaves a plan direction without green blocks the
-        plan and costs as much."""
-        plan = self.communication_plan(b)
-        want = plan.toward.get(at)
-        if not want:
-            return 0.0
-        best = None
-        for path in tile.paths:
-            if path.color != "green":
-                continue
-            cover = len(want & set(path.edges))
-            if best is None or cover > best:
-                best = cover
-        if best is None:
-            return -PLAN_WEIGHT * 2 * len(want)
-        missing = len(want) - best
-        s = PLAN_WEIGHT * best - PLAN_WEIGHT * 2 * missing
-        if missing == 0:
-            s += PLAN_WEIGHT * (2 if len(want) >= 3 else 1)
-        return s
-
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
         goals = self._goals(pos, player)
@@ -719,8 +538,6 @@ class GreedyBot:
         if pos.mode == "cooperative" and "forest_communication" not in pos.missions:
             self._green_nets(b)
             wanted |= set(pos.cache.get("green_best_spaces") or ())
-            for h in self.communication_plan(b).spaces:
-                wanted |= {n for n in h.neighbors() if n in pos.tiles}
         first, rest = [], []
         for mv in moves:
             to = Hex(*mv["to"])
