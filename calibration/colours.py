@@ -173,6 +173,12 @@ TOLD_APART_BY_PLACE = {("slot", "tile")}
 """Class pairs (sorted) the reader tells apart by where they lie on a space (a tree's
 mycorrhiza slot is only ever read on a tree), so a small separation is warned about, never
 refused: plain art gives slot and tile 0.3-0.45 in good light (``meadow`` in the simulator)."""
+TOLD_APART_BY_LOOK = {tuple(sorted((p, sub))) for p in ("blue", "orange", "red", "black") for sub in ("wood", "soil")}
+"""Class pairs (sorted) the reader also tells apart by the learned look of the piece (a meeple
+is a standing piece; a substrate token is read by its texture rings,
+:func:`companion.vision.pieces.nearest_token`), so a small colour separation is warned about,
+never refused: a warm lamp brings orange and wood to 0.5 in the simulator's ``bands`` art, which
+the reader still reads (``bench/vision.py``)."""
 FAIR_SEPARATION = 0.65
 """Separation under which ``calibrate pieces`` keeps the profile but warns."""
 SEPARATION_SKIP = ("white",)
@@ -274,11 +280,11 @@ def _learn_pieces(labs: list[np.ndarray], lays: list[dict], spaces: list) -> tup
 def close_pairs(sep: dict, bound: float, by_place: bool = True) -> list[tuple[str, str, float]]:
     """The class pairs of :func:`separation` ``sep`` closer than ``bound``, each once, closest
     first: (class, nearest class, distance); without the pairs of :data:`TOLD_APART_BY_PLACE`
-    when ``by_place`` is False."""
+    and :data:`TOLD_APART_BY_LOOK` when ``by_place`` is False."""
     pairs = {}
     for c, v in sep.items():
         pair = tuple(sorted((c, v["nearest"])))
-        if v["distance"] < bound and (by_place or pair not in TOLD_APART_BY_PLACE):
+        if v["distance"] < bound and (by_place or pair not in TOLD_APART_BY_PLACE | TOLD_APART_BY_LOOK):
             pairs.setdefault(pair, v["distance"])
     return sorted(((a, b, d) for (a, b), d in pairs.items()), key=lambda t: t[2])
 

@@ -118,3 +118,15 @@ def test_good_photos_of_a_plain_art_are_kept_with_a_warning_on_tile_and_slot(tmp
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert "warning: slot and tile (0." in out and "only just told apart" in out
+
+
+def test_a_player_colour_close_to_a_substrate_is_warned_about_not_refused():
+    """Under a warm lamp orange and wood may lie under 0.5 apart; the reader tells a meeple
+    from a substrate token by the learned look of each piece, so only colour pairs the reader
+    tells apart by colour alone refuse a profile (hardware/camera.md)."""
+    from calibration.colours import close_pairs
+
+    sep = {"orange": {"nearest": "wood", "distance": 0.45}, "wood": {"nearest": "orange", "distance": 0.45},
+           "yellow": {"nearest": "pink", "distance": 0.4}, "pink": {"nearest": "yellow", "distance": 0.4}}
+    assert close_pairs(sep, 0.5, by_place=False) == [("pink", "yellow", 0.4)]
+    assert close_pairs(sep, 0.5) == [("pink", "yellow", 0.4), ("orange", "wood", 0.45)]
