@@ -118,3 +118,17 @@ def test_good_photos_of_a_plain_art_are_kept_with_a_warning_on_tile_and_slot(tmp
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert "warning: slot and tile (0." in out and "only just told apart" in out
+
+
+def test_a_soft_photo_is_refused_naming_it_unless_forced(photos, tmp_path, capsys):
+    """The assistant's focus verdict holds for calibration photos too: a soft photo teaches
+    blurred colours (edges of paths mixed with the substrate)."""
+    soft = tmp_path / "soft.png"
+    cv2.imwrite(str(soft), cv2.GaussianBlur(cv2.imread(str(photos[1])), (0, 0), 2.5))
+    code, _, err, prof = calibrate(photos, [soft], tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "soft.png: the whole" in err and "out of focus" in err and "--force" in err
+    assert prof.read_text() == PREVIOUS
+    code, _, err, prof = calibrate(photos, [soft], tmp_path, capsys, "--force")
+    assert code == 0, err
+    assert prof.read_text() != PREVIOUS
