@@ -132,3 +132,18 @@ def test_a_soft_photo_is_refused_naming_it_unless_forced(photos, tmp_path, capsy
     code, _, err, prof = calibrate(photos, [soft], tmp_path, capsys, "--force")
     assert code == 0, err
     assert prof.read_text() != PREVIOUS
+
+
+def test_a_small_glare_spot_is_refused_even_when_the_colours_separate(photos, tmp_path, capsys, geo):
+    """A spot too small to merge two colours still leaves spaces the reader cannot read: the
+    photo is refused naming it and the glare, as the camera check would send it back."""
+    from companion.sim.render import Conditions, render
+
+    spot = tmp_path / "spot.png"
+    cv2.imwrite(str(spot), render(load_layout(1), geo, Conditions(glare=220.0, glare_radius=70.0, noise_sigma=1.5)).image)
+    prof = tmp_path / "colours.json"
+    prof.write_text(PREVIOUS)
+    code, out, err = run(["calibrate", "pieces", "--image", str(spot), "--out", str(prof)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "spot.png: glare makes" in err and "--force" in err and "barely differ" not in err
+    assert prof.read_text() == PREVIOUS
