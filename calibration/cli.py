@@ -120,6 +120,10 @@ def _colours(args: argparse.Namespace) -> int:
         return _fail(f"{_pairs(poor)} barely differ (separation under {POOR_SEPARATION}): the photos cannot teach "
                      f"them apart{_likely_causes(frames, photos, args.intrinsics)}; retake the photos, or keep this "
                      f"profile anyway with --force; {args.out} was not changed")
+    unfit = [] if args.force else _unfit_photos(frames, photos, args.intrinsics)
+    if unfit:
+        return _fail(f"{'; '.join(unfit)}; the colours learned from such a photo would be wrong: retake it, or keep "
+                     f"this profile anyway with --force; {args.out} was not changed")
     summary["poor_separation"] = [list(p) for p in poor]
     settings_path = None
     if settings is not None:
@@ -180,6 +184,21 @@ def _likely_causes(frames, photos, intrinsics) -> str:
         causes += [f"{photo}: {a.text}" for a in sorted(report.advice, key=lambda a: order.index(a.code)
                                                         if a.code in order else 9) if a.code in order]
     return f"; likely cause: {'; '.join(causes)}" if causes else "; check the light and that each photo shows its layout"
+
+
+def _unfit_photos(frames, photos, intrinsics) -> list[str]:
+    """``PHOTO: glare makes ... unreadable ...`` / ``PHOTO: the board is soft ...`` for each
+    calibration photo the camera setup assistant would send back (glare on spaces, soft focus):
+    the same verdict ``camera check`` gives on that frame."""
+    from calibration.intrinsics import load_intrinsics
+    from companion.vision.assistant import assess
+
+    intr = load_intrinsics(intrinsics) if intrinsics else None
+    found = []
+    for frame, photo in zip(frames, photos):
+        report = assess(frame, intrinsics=intr)
+        found += [f"{photo}: {a.text}" for a in report.advice if a.code in ("lamp", "focus")]
+    return found
 
 
 def _layout_name(layout: str) -> str:

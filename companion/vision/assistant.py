@@ -189,6 +189,17 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     rep.duplicated = sorted(i for i, c in copies.items() if len(c) > 1)
     advice = rep.advice
 
+    # a frame too small for the reader however the camera is placed: only the resolution helps
+    if _frame_too_small(rep.image_size, geo):
+        advice.append(_resolution_advice(rep.image_size, geo))
+        if len(copies) < 2:
+            return rep
+    small_frame = bool(advice)
+    why = _why_no_markers(gray, finder, geo, len(copies)) if rep.missing and len(copies) < 2 and not small_frame else None
+    if why is not None and why.code in ("mirrored", "focus", "lower"):
+        advice.append(why)  # it explains every missing marker: listing them would send the user elsewhere
+        return rep
+
     # markers
     if rep.missing:
         pred = finder.predict({i: c[0] for i, c in copies.items()}) if len(copies) >= 2 else {}
@@ -203,8 +214,8 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
                                                        "and check it is not in glare or out of focus"))
             else:
                 advice.append(Advice("marker-missing", f"marker {i} is not in view"))
-        if len(copies) < 2:
-            advice.append(_why_no_markers(gray, finder, geo, len(copies)))
+        if why is not None:
+            advice.append(why)
     reg = None
     if not rep.missing:
         try:
@@ -245,7 +256,7 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     near, far = max(sides.values()), min(sides.values())
     rep.px_per_side_near, rep.px_per_side_far = near, far
     far_h = min(sides, key=sides.get)
-    if far < MIN_PX_PER_HEX_SIDE:
+    if far < MIN_PX_PER_HEX_SIDE and not small_frame:
         # one decimal: 34.6 px must not read "35 px, needs 35"
         advice.append(Advice("lower", f"too far: the farthest space ({name(far_h)}) is {far:.1f} px per hex side, the "
                                       f"reader needs at least {MIN_PX_PER_HEX_SIDE:.0f}; lower the camera (by about "
@@ -294,13 +305,22 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     # Laplacian however sharp the lens: there the edges it has decide
     rep.soft_areas = [a for a in order if rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO or (
         rep.focus_by_area[a] < FOCUS_MIN and rep.edge_ratio_by_area[a] < FOCUS_SHARP_EDGE_RATIO)]
+    if far < MIN_PX_PER_HEX_SIDE:
+        # a hex a few px wide has too few edges for a ratio by ninths (it read 0.000 on sharp
+        # frames): judge only the whole frame, and only past the resolution advice
+        rep.soft_areas = []
+        ratio = frame_edge_ratio(gray)
+        if not small_frame and ratio < FOCUS_EDGE_RATIO:
+            advice.append(Advice("focus", f"the whole picture is out of focus (edge ratio {ratio:.4f}, a sharp frame "
+                                          "measures about 0.01 or more): focus the lens on the board "
+                                          "(its focus ring, or LensPosition on a Camera Module 3)"))
     if rep.soft_areas:
         whole = len(rep.soft_areas) >= len(order) - 1
         advice.append(Advice("focus", ("the whole board is out of focus" if whole else
                                        f"the board is soft at the {_where(rep.soft_areas)}")
                              + f" (variance of the Laplacian {min(rep.focus_by_area[a] for a in rep.soft_areas):.0f}, "
                                f"edge ratio {min(rep.edge_ratio_by_area[a] for a in rep.soft_areas):.3f}): "
-                             + ("focus the lens on the board" if whole else
+                             + ("focus the lens on the board (its focus ring, or LensPosition on a Camera Module 3)" if whole else
                                 "focus on the board's centre, or turn the camera to look straight down")))
 
     # exposure: which spaces glare makes unreadable is the board reader's verdict, as in read-board
@@ -343,19 +363,17 @@ _DEFAULT_READERS: dict = {}
 def _why_no_markers(gray: np.ndarray, finder: MarkerFinder, geo: BoardGeometry, seen: int) -> Advice:
     """Advice when fewer than 2 markers are found in ``gray`` (uint8 (h, w)): a mirrored
     picture (the markers read when flipped left-right), a frame too small for the reader's
-    minimum, markers in view but too small to decode (they read in the frame enlarged 2x: the
+    minimum (checked by the caller), a picture out of focus, markers in view but too small to decode (they read in the frame enlarged 2x: the
     camera is too far), or else the markers are out of view."""
     if len(finder.detect_all(cv2.flip(gray, 1))) >= 2:
         return Advice("mirrored", "the picture is mirrored (the markers read only when it is flipped left-right): "
                                   "turn off the camera's horizontal flip (hflip), or do not film the board in a mirror")
-    x0, y0, x1, y1 = geo.extent_mm()
-    hgt, wid = gray.shape
-    need = MIN_PX_PER_HEX_SIDE / geo.hex_size_mm  # px per mm the reader needs
-    fit = min(wid / (x1 - x0), hgt / (y1 - y0))  # px per mm with the board filling the frame
-    if fit < need:
-        return Advice("resolution", f"the frame is {wid}x{hgt} px: too small to read the board even filling it "
-                                    f"(it needs about {int(need * (x1 - x0))}x{int(need * (y1 - y0))}); "
-                                    "set the camera to a higher resolution (1920x1080)")
+    sharp = frame_edge_ratio(gray)
+    if sharp < FOCUS_EDGE_RATIO:
+        return Advice("focus", f"only {seen} of 4 corner markers read, and the whole picture is out of focus "
+                               f"(edge ratio {sharp:.4f}, a sharp frame measures about 0.01 or more): "
+                               "focus the lens on the board (turn its focus ring, or set LensPosition on a "
+                               "Camera Module 3) before moving the camera")
     small = _small_markers(gray, geo)
     if len(small) >= 2:
         return Advice("lower", f"only {seen} of 4 corner markers read: {len(small)} are in view but only about "
@@ -363,6 +381,40 @@ def _why_no_markers(gray: np.ndarray, finder: MarkerFinder, geo: BoardGeometry, 
                                "until the board fills the frame")
     return Advice("markers", f"only {seen} of 4 corner markers seen: point the camera at the "
                              "board, and raise it until all four markers are in view")
+
+
+def _frame_too_small(size: tuple[int, int], geo: BoardGeometry) -> bool:
+    """True when even a board filling a frame of ``size`` (w, h px) would be under
+    :data:`MIN_PX_PER_HEX_SIDE`: no placement of the camera can help, only a higher resolution."""
+    x0, y0, x1, y1 = geo.extent_mm()
+    fit = min(size[0] / (x1 - x0), size[1] / (y1 - y0))  # px per mm with the board filling the frame
+    return fit * geo.hex_size_mm < MIN_PX_PER_HEX_SIDE
+
+
+def _resolution_advice(size: tuple[int, int], geo: BoardGeometry) -> Advice:
+    x0, y0, x1, y1 = geo.extent_mm()
+    need = MIN_PX_PER_HEX_SIDE / geo.hex_size_mm  # px per mm the reader needs
+    wid, hgt = size
+    return Advice("resolution", f"the frame is {wid}x{hgt} px: set the camera to 1920x1080 (a higher resolution); "
+                                f"even filling the frame the board would be under {MIN_PX_PER_HEX_SIDE:.0f} px per hex "
+                                f"side (it needs about {int(need * (x1 - x0))}x{int(need * (y1 - y0))} px)")
+
+
+def frame_edge_ratio(gray: np.ndarray) -> float:
+    """Sharpness of a whole grey uint8 (h, w) frame, whatever its contrast: mean squared
+    Laplacian over mean squared gradient on its edges (pixels within 2 px of a gradient above
+    30 % of the strongest), after a 0.8 px Gaussian; about 1 / blur width squared.  On rendered
+    frames: 0.010-0.036 sharp (480x270 to 1080p, board filling 12-95 % of it), 0.0006-0.0017 blurred by 2.5-6 px."""
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 0.8)
+    lap = cv2.Laplacian(g, cv2.CV_32F)
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    grad2 = gx * gx + gy * gy
+    strong = float(np.percentile(np.sqrt(grad2), 99.5))
+    if strong <= 0:
+        return 0.0
+    edges = cv2.dilate((grad2 > (0.3 * strong) ** 2).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    den = float(grad2[edges].sum())
+    return float((lap[edges].astype(np.float64) ** 2).sum() / den) if den > 0 else 0.0
 
 
 def _small_markers(gray: np.ndarray, geo: BoardGeometry) -> list[float]:

@@ -130,3 +130,31 @@ def test_a_player_colour_close_to_a_substrate_is_warned_about_not_refused():
            "yellow": {"nearest": "pink", "distance": 0.4}, "pink": {"nearest": "yellow", "distance": 0.4}}
     assert close_pairs(sep, 0.5, by_place=False) == [("pink", "yellow", 0.4)]
     assert close_pairs(sep, 0.5) == [("pink", "yellow", 0.4), ("orange", "wood", 0.45)]
+
+def test_a_soft_photo_is_refused_naming_it_unless_forced(photos, tmp_path, capsys):
+    """The assistant's focus verdict holds for calibration photos too: a soft photo teaches
+    blurred colours (edges of paths mixed with the substrate)."""
+    soft = tmp_path / "soft.png"
+    cv2.imwrite(str(soft), cv2.GaussianBlur(cv2.imread(str(photos[1])), (0, 0), 2.5))
+    code, _, err, prof = calibrate(photos, [soft], tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "soft.png: the whole" in err and "out of focus" in err and "--force" in err
+    assert prof.read_text() == PREVIOUS
+    code, _, err, prof = calibrate(photos, [soft], tmp_path, capsys, "--force")
+    assert code == 0, err
+    assert prof.read_text() != PREVIOUS
+
+
+def test_a_small_glare_spot_is_refused_even_when_the_colours_separate(photos, tmp_path, capsys, geo):
+    """A spot too small to merge two colours still leaves spaces the reader cannot read: the
+    photo is refused naming it and the glare, as the camera check would send it back."""
+    from companion.sim.render import Conditions, render
+
+    spot = tmp_path / "spot.png"
+    cv2.imwrite(str(spot), render(load_layout(1), geo, Conditions(glare=220.0, glare_radius=70.0, noise_sigma=1.5)).image)
+    prof = tmp_path / "colours.json"
+    prof.write_text(PREVIOUS)
+    code, out, err = run(["calibrate", "pieces", "--image", str(spot), "--out", str(prof)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "spot.png: glare makes" in err and "--force" in err and "barely differ" not in err
+    assert prof.read_text() == PREVIOUS

@@ -208,3 +208,39 @@ def test_a_file_that_is_not_an_image_is_not_called_a_folder(tmp_path, capsys):
     code = companion_main(["camera", "check", "--camera", str(bad)])
     err = capsys.readouterr().err
     assert code == 2 and "notimage.jpg: not an image or a video OpenCV can read" in err and "folder" not in err
+
+
+@pytest.mark.parametrize("sigma", [6, 9])
+def test_a_blurred_frame_says_focus_not_raise(geo, sigma):
+    from companion.vision.assistant import assess
+
+    advice = {a.code: a.text for a in assess(cv2.GaussianBlur(shoot(geo, mild()).image, (0, 0), sigma), geo).advice}
+    assert "focus" in advice and "LensPosition" in advice["focus"]
+    assert not any("raise" in text or "not in view" in text for text in advice.values())
+
+
+@pytest.mark.parametrize("size", [(640, 360), (480, 270), (800, 450)])
+def test_a_small_frame_asks_for_1080p_not_lower_and_judges_no_focus(geo, size):
+    from companion.vision.assistant import assess
+
+    rep = assess(cv2.resize(shoot(geo, mild(fill=0.95)).image, size, interpolation=cv2.INTER_AREA), geo)
+    advice = {a.code: a.text for a in rep.advice}
+    assert list(advice) == ["resolution"]  # no "lower by 51 %", no soft zones on 15 px hexes
+    assert f"the frame is {size[0]}x{size[1]} px: set the camera to 1920x1080" in advice["resolution"]
+
+
+@pytest.mark.parametrize("fill", [0.5, 0.3])
+def test_a_far_board_is_not_called_soft(geo, fill):
+    """At fill 0.3 a sharp frame's bottom-right ninth measured an edge ratio of 0.000."""
+    from companion.vision.assistant import assess
+
+    rep = assess(shoot(geo, mild(fill=fill)).image, geo)
+    assert "lower" in {a.code for a in rep.advice} and rep.soft_areas == []
+    assert "focus" not in {a.code for a in rep.advice}
+
+
+def test_a_mirrored_picture_gets_only_the_mirror_advice(geo):
+    from companion.vision.assistant import assess
+
+    rep = assess(cv2.flip(shoot(geo, mild()).image, 1), geo)
+    assert [a.code for a in rep.advice] == ["mirrored"]
