@@ -131,6 +131,7 @@ def test_a_player_colour_close_to_a_substrate_is_warned_about_not_refused():
     assert close_pairs(sep, 0.5, by_place=False) == [("pink", "yellow", 0.4)]
     assert close_pairs(sep, 0.5) == [("pink", "yellow", 0.4), ("orange", "wood", 0.45)]
 
+
 def test_a_soft_photo_is_refused_naming_it_unless_forced(photos, tmp_path, capsys):
     """The assistant's focus verdict holds for calibration photos too: a soft photo teaches
     blurred colours (edges of paths mixed with the substrate)."""
