@@ -120,7 +120,11 @@ def _colours(args: argparse.Namespace) -> int:
         return _fail(f"{_pairs(poor)} barely differ (separation under {POOR_SEPARATION}): the photos cannot teach "
                      f"them apart{_likely_causes(frames, photos, args.intrinsics)}; retake the photos, or keep this "
                      f"profile anyway with --force; {args.out} was not changed")
-    unfit = [] if args.force else _unfit_photos(frames, photos, args.intrinsics)
+    checked = _unfit_photos(frames, photos, args.intrinsics)
+    # soft focus blurs every colour learned: refused; the glare verdict may name a bright
+    # piece in good light, so it is a warning the user reads beside the separations
+    glared = [t for code, t in checked if code == "lamp"]
+    unfit = [] if args.force else [t for code, t in checked if code == "focus"]
     if unfit:
         return _fail(f"{'; '.join(unfit)}; the colours learned from such a photo would be wrong: retake it, or keep "
                      f"this profile anyway with --force; {args.out} was not changed")
@@ -159,6 +163,8 @@ def _colours(args: argparse.Namespace) -> int:
     fair = [p for p in close_pairs(summary["separation"], FAIR_SEPARATION) if p not in poor]
     if fair:
         print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
+    for text in glared:
+        print(f"warning: {text}; if the separations above are poor, retake that photo")
     return 0
 
 
@@ -186,8 +192,8 @@ def _likely_causes(frames, photos, intrinsics) -> str:
     return f"; likely cause: {'; '.join(causes)}" if causes else "; check the light and that each photo shows its layout"
 
 
-def _unfit_photos(frames, photos, intrinsics) -> list[str]:
-    """``PHOTO: glare makes ... unreadable ...`` / ``PHOTO: the board is soft ...`` for each
+def _unfit_photos(frames, photos, intrinsics) -> list[tuple[str, str]]:
+    """(advice code, ``PHOTO: glare makes ... unreadable ...`` / ``PHOTO: the board is soft ...``) for each
     calibration photo the camera setup assistant would send back (glare on spaces, soft focus):
     the same verdict ``camera check`` gives on that frame."""
     from calibration.intrinsics import load_intrinsics
@@ -197,7 +203,7 @@ def _unfit_photos(frames, photos, intrinsics) -> list[str]:
     found = []
     for frame, photo in zip(frames, photos):
         report = assess(frame, intrinsics=intr)
-        found += [f"{photo}: {a.text}" for a in report.advice if a.code in ("lamp", "focus")]
+        found += [(a.code, f"{photo}: {a.text}") for a in report.advice if a.code in ("lamp", "focus")]
     return found
 
 
