@@ -169,23 +169,19 @@ class GreedyBot:
         # once every tree is full, a card whose white the player lacks is out of reach.
         white_source = (economy.effects_of(pos, ed, player)["swap_nutrient"] > 0
                         or (economy.markers_left(pos, player) > 0 and any(None in s for s in pos.trees.values())))
-        for deck in ("a", "b"):
-            for cid in pos.market[deck]:
-                if cid not in ed.cards:
-                    continue
-                card = ed.cards[cid]
-                a = can_buy(pos, ed, player, cid)
-                own = a.missing_nutrients.get(player, {})
-                others = sum(sum(v.values()) for k, v in a.missing_nutrients.items() if k != player)
-                cost = (1.0 + a.missing_tiles + 1.5 * sum(own.values()) + 1.0 * others) / card.vp
-                if own.get("white") and not white_source:
-                    cost += 50
-                if pos.mode == "cooperative" and card.mycelia_color == "green" and "forest_communication" not in pos.missions:
-                    cost *= 2.5   # paying with green tiles would cut the network 7.c needs
-                if self.last_target.get(player) == cid:
-                    cost *= 0.75   # keep a plan unless another card is clearly cheaper
-                if best is None or cost < best.cost:
-                    best = Target(cid, card.mycelia_color, a.missing_tiles, dict(own), cost)
+        for card in economy.face_up_cards(pos, ed):
+            a = can_buy(pos, ed, player, card.id)
+            own = a.missing_nutrients.get(player, {})
+            others = sum(sum(v.values()) for k, v in a.missing_nutrients.items() if k != player)
+            cost = (1.0 + a.missing_tiles + 1.5 * sum(own.values()) + 1.0 * others) / card.vp
+            if own.get("white") and not white_source:
+                cost += 50
+            if pos.mode == "cooperative" and card.mycelia_color == "green" and "forest_communication" not in pos.missions:
+                cost *= 2.5   # paying with green tiles would cut the network 7.c needs
+            if self.last_target.get(player) == card.id:
+                cost *= 0.75   # keep a plan unless another card is clearly cheaper
+            if best is None or cost < best.cost:
+                best = Target(card.id, card.mycelia_color, a.missing_tiles, dict(own), cost)
         if best is not None:
             self.last_target[player] = best.card
         return best

@@ -36,6 +36,13 @@ def supply(pos: Position, edition: Edition) -> dict[str, int]:
     return out
 
 
+def face_up_cards(pos: Position, edition: Edition) -> list[Card]:
+    """The face-up mushroom cards of both markets the edition describes, deck A then deck B,
+    each in market order (rulebook 2.d: three face-up cards per deck). A card id the edition
+    does not know (a copy's extra card entered by hand) is left out."""
+    return [edition.cards[cid] for deck in ("a", "b") for cid in pos.market[deck] if cid in edition.cards]
+
+
 def effects_of(pos: Position, edition: Edition, color: str) -> Counter[str]:
     """How many of each card effect ``color`` holds (effects stack, rulebook 'IMPORTANT')."""
     return Counter(edition.cards[c].effect for c in pos.cards[color] if c in edition.cards and edition.cards[c].effect)

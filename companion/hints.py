@@ -66,34 +66,30 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
     b = Board(pos, ed)
     reach = [h for h, _ in b.frontier(player).items()] or [h for h in [pos.meeples.get(player)] if h is not None]
     out = []
-    for deck in ("a", "b"):
-        for cid in pos.market[deck]:
-            if cid not in ed.cards:
-                continue
-            card = ed.cards[cid]
-            a = can_buy(pos, ed, player, cid)
-            steps = []
-            if a.missing_tiles:
-                need = economy.mycelia_needed(pos, ed, card, player)
-                steps.append(f"grow {a.missing_tiles} more {card.mycelia_color} tile(s) on the network your meeple "
-                             f"stands on ({need} needed in one network, 6.a)")
-            for payer, short in a.missing_nutrients.items():
-                who = "you" if payer == player else payer
-                for color, n in short.items():
-                    if color in SOURCE:
-                        spots = [h for h, k in pos.substrates.items() if k == SOURCE[color]]
-                        near = _nearest(ed, reach, spots)
-                        where = (f"degrade the {SOURCE[color]} substrate at {ed.label(near[0])} "
-                                 f"({near[1]} space(s) from where you can grow) with a {color} tile, 5.a") if near else \
-                            f"wait for a {SOURCE[color]} substrate"
-                        steps.append(f"{who}: {n} {color} cube(s): {where}")
-                    else:
-                        trees = [h for h, s in pos.trees.items() if None in s]
-                        near = _nearest(ed, reach, trees)
-                        where = (f"form a mycorrhiza with the tree at {ed.label(near[0])} (a green path facing it, "
-                                 f"{near[1]} space(s) away, 5.b)") if near else "every tree is full: a gift or a colour swap"
-                        steps.append(f"{who}: {n} white cube(s): {where}")
-            out.append(CardPlan(cid, card.name, card.vp, a.can_buy, steps))
+    for card in economy.face_up_cards(pos, ed):
+        a = can_buy(pos, ed, player, card.id)
+        steps = []
+        if a.missing_tiles:
+            need = economy.mycelia_needed(pos, ed, card, player)
+            steps.append(f"grow {a.missing_tiles} more {card.mycelia_color} tile(s) on the network your meeple "
+                         f"stands on ({need} needed in one network, 6.a)")
+        for payer, short in a.missing_nutrients.items():
+            who = "you" if payer == player else payer
+            for color, n in short.items():
+                if color in SOURCE:
+                    spots = [h for h, k in pos.substrates.items() if k == SOURCE[color]]
+                    near = _nearest(ed, reach, spots)
+                    where = (f"degrade the {SOURCE[color]} substrate at {ed.label(near[0])} "
+                             f"({near[1]} space(s) from where you can grow) with a {color} tile, 5.a") if near else \
+                        f"wait for a {SOURCE[color]} substrate"
+                    steps.append(f"{who}: {n} {color} cube(s): {where}")
+                else:
+                    trees = [h for h, s in pos.trees.items() if None in s]
+                    near = _nearest(ed, reach, trees)
+                    where = (f"form a mycorrhiza with the tree at {ed.label(near[0])} (a green path facing it, "
+                             f"{near[1]} space(s) away, 5.b)") if near else "every tree is full: a gift or a colour swap"
+                    steps.append(f"{who}: {n} white cube(s): {where}")
+        out.append(CardPlan(card.id, card.name, card.vp, a.can_buy, steps))
     out.sort(key=lambda c: (len(c.steps), -c.vp))
     return out
 
