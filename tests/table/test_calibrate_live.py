@@ -11,7 +11,6 @@ import argparse
 import io
 import json
 import sys
-import types
 
 import cv2
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 
 from calibration import cli as calib_cli
 from companion.table import cli as table_cli
+from fake_picamera2 import fake_module
 
 LOCKED = {"ExposureTime": 14000, "AnalogueGain": 1.8, "ColourGains": (2.1, 1.6), "LensPosition": 2.5}
 
@@ -57,70 +57,10 @@ class Stdin(io.StringIO):
 
 def fake_picamera2(table: Table, cams: list):
     """A ``picamera2`` module whose cameras show ``table`` and record their calls in order."""
-
-    class Request:
-        def __init__(self, cam, n):
-            self.cam, self.n, self.image = cam, n, table.frame()
-
-        def get_metadata(self):
-            return {"SensorTimestamp": 5_000_000_000 + self.n * 33_333_333}
-
-        def release(self):
-            self.cam.calls.append(("release",))
-
-    class Picamera2:
-        def __init__(self):
-            self.calls, self.n = [], 0
-            self.camera_controls = {"ExposureTime": (1, 1e6, 1), "LensPosition": (0.0, 15.0, 1.0)}
-            self.settle = [{"ExposureTime": 9000 + 1000 * i, "AnalogueGain": 1.2, "ColourGains": (1.8, 1.4),
-                            "LensPosition": 1.0} for i in range(4)]
-            cams.append(self)
-
-        def create_video_configuration(self, main):
-            return {"main": main}
-
-        def configure(self, cfg):
-            self.calls.append(("configure",))
-
-        def start(self):
-            self.calls.append(("start",))
-
-        def stop(self):
-            self.calls.append(("stop",))
-
-        def close(self):
-            self.calls.append(("close",))
-
-        def set_controls(self, controls):
-            self.calls.append(("set_controls", dict(controls)))
-
-        def autofocus_cycle(self):
-            self.calls.append(("autofocus_cycle",))
-
-        def capture_metadata(self):
-            self.calls.append(("capture_metadata",))
-            return self.settle.pop(0) if self.settle else dict(LOCKED)
-
-        def capture_request(self, wait=None):
-            assert wait is False
-            self.n += 1
-            self.calls.append(("capture_request",))
-            return Request(self, self.n)
-
-        def wait(self, job, timeout=None):
-            return job
-
-    class MappedArray:
-        def __init__(self, request, stream):
-            self.array = request.image
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-    return types.SimpleNamespace(Picamera2=Picamera2, MappedArray=MappedArray)
+    drift = [{"ExposureTime": 9000 + 1000 * i, "AnalogueGain": 1.2, "ColourGains": (1.8, 1.4), "LensPosition": 1.0}
+             for i in range(4)]
+    return fake_module(cams, frame=table.frame, settle=drift, locked=LOCKED, stamp0_ns=5_000_000_000,
+                       controls={"ExposureTime": (1, 1e6, 1)})
 
 
 def fake_webcam(table: Table, caps: list, refuses=("CAP_PROP_AUTOFOCUS",)):
@@ -224,7 +164,7 @@ def test_pi_camera_is_settled_and_locked_at_calibration_and_the_next_run_applies
     source = table_cli._camera(run_args(["--camera", "picamera2", "--profile", str(prof), "--rfid", "none"]))
     try:
         again = cams[1].calls
-        assert [c[0] for c in again] == ["configure", "start", "set_controls"]
+        assert [c[0] for c in again] == ["create", "configure", "start", "set_controls"]
         assert again[-1][1] == sets[1]
         assert source.read(1.0).t_ms == pytest.approx(5033.333333)   # the sensor's time stamp
     finally:
@@ -235,7 +175,7 @@ def test_pi_camera_is_settled_and_locked_at_calibration_and_the_next_run_applies
     before = (tmp_path / "camera-settings.json").read_text()
     assert main(["camera", "check", "--camera", "picamera2", "--profile", str(prof), "--json"]) in (0, 1)
     capsys.readouterr()
-    assert [c[0] for c in cams[2].calls][:3] == ["configure", "start", "set_controls"]
+    assert [c[0] for c in cams[2].calls][:4] == ["create", "configure", "start", "set_controls"]
     assert [c[1] for c in cams[2].calls if c[0] == "set_controls"] == [sets[1]]
     assert (tmp_path / "camera-settings.json").read_text() == before
 

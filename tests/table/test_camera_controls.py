@@ -6,100 +6,11 @@ calls it gets."""
 
 import json
 
-import numpy as np
 import pytest
 
 from companion.table.camera_controls import CameraSettings, CameraSettingsError, lock_opencv, settings_beside
 from companion.table.sources import Picamera2Source, SourceError, open_camera
-
-
-class FakeRequest:
-    def __init__(self, cam, stamp_ns):
-        self.cam, self.stamp_ns = cam, stamp_ns
-        self.released = False
-
-    def get_metadata(self):
-        self.cam.calls.append(("metadata",))
-        return {"SensorTimestamp": self.stamp_ns, "ExposureTime": 8000}
-
-    def release(self):
-        self.released = True
-        self.cam.calls.append(("release", self.stamp_ns))
-
-
-class FakeJob:
-    def __init__(self, request, ready=True):
-        self.request, self.ready = request, ready
-
-
-class FakePicamera2:
-    """Records every call; ``settle`` is the metadata sequence the automatic controls give;
-    ``late`` makes capture jobs not ready (a stalled camera)."""
-
-    def __init__(self, autofocus=True, settle=None, late=False, bad_array=False):
-        self.calls = []
-        self.camera_controls = {"ExposureTime": (1, 1e6, 1), "AnalogueGain": (1.0, 16.0, 1.0)}
-        if autofocus:
-            self.camera_controls["LensPosition"] = (0.0, 15.0, 1.0)
-        self.settle = list(settle or [])
-        self.late, self.bad_array = late, bad_array
-        self.requests = []
-        self._n = 0
-
-    def create_video_configuration(self, main):
-        self.calls.append(("create", dict(main)))
-        return {"main": main}
-
-    def configure(self, cfg):
-        self.calls.append(("configure",))
-
-    def start(self):
-        self.calls.append(("start",))
-
-    def stop(self):
-        self.calls.append(("stop",))
-
-    def close(self):
-        self.calls.append(("close",))
-
-    def set_controls(self, controls):
-        self.calls.append(("set_controls", dict(controls)))
-
-    def autofocus_cycle(self):
-        self.calls.append(("autofocus_cycle",))
-        return True
-
-    def capture_metadata(self):
-        self.calls.append(("capture_metadata",))
-        return self.settle.pop(0) if len(self.settle) > 1 else self.settle[0]
-
-    def capture_request(self, wait=None):
-        assert wait is False, "capture_request must not block"
-        self._n += 1
-        req = FakeRequest(self, 1_000_000_000 + self._n * 33_333_333)
-        self.requests.append(req)
-        self.calls.append(("capture_request",))
-        return FakeJob(req, ready=not self.late)
-
-    def wait(self, job, timeout=None):
-        self.calls.append(("wait", timeout))
-        if not job.ready:
-            raise TimeoutError
-        return job.request
-
-
-class FakeMapped:
-    def __init__(self, request, stream):
-        self.request = request
-        if request.cam.bad_array:
-            raise RuntimeError("buffer could not be mapped")
-        self.array = np.full((4, 6, 3), 7, np.uint8)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+from fake_picamera2 import FakeMapped, FakePicamera2
 
 
 SETTLED = [{"ExposureTime": 12000, "AnalogueGain": 2.0, "ColourGains": (1.9, 1.5), "LensPosition": 3.2}] * 8
