@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from firmware_bridge.jsonfile import write_json_atomically
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,17 +80,4 @@ class CursorFile:
 
     def save(self, cursor: Cursor) -> None:
         """Store ``cursor``; raises :class:`OSError` when the folder cannot be written."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".cursor-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(cursor.to_json(), f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_json_atomically(self.path, cursor.to_json())

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from companion.tiles import TileCodeError, canonical, validate
 from firmware_bridge.errors import RegistryError
+from firmware_bridge.jsonfile import write_json_atomically
 
 _UID_RE = re.compile(r"^[0-9A-F]{8,20}$")
 
@@ -133,19 +134,4 @@ class TagRegistry:
             raise RegistryError(f"cannot save tag registry {self.path}: {e.strerror or e}") from None
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        doc = {"version": 1, "tags": dict(sorted(self._tags.items()))}
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f, indent=1)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_json_atomically(self.path, {"version": 1, "tags": dict(sorted(self._tags.items()))}, indent=1)
