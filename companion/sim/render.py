@@ -219,6 +219,26 @@ def _project_art(cv: art.Canvas, cam: Camera, fill: tuple | None = None, img: np
                      borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
 
 
+def _draw_turned(img: np.ndarray, cam: Camera, c: tuple[float, float], profile, radius_mm: float, height_mm: float,
+                 ang: np.ndarray, base: np.ndarray, shade: tuple[float, float, float]) -> None:
+    """Draw a solid of revolution standing at ``c`` (board mm) as projected hulls between
+    consecutive rings.  ``profile``: (height, radius) pairs from the table up, as fractions
+    of ``height_mm`` and ``radius_mm``; ``ang``: ring angles (rad); ``base``: BGR float32;
+    ``shade`` (a, b, lift): a ring pair at height fraction z is drawn ``base*(a+b*z)+lift*z``,
+    lighter toward the top."""
+    a, b, lift = shade
+    prev = None
+    for z, rad in profile:
+        ring = np.stack([c[0] + rad * radius_mm * np.cos(ang), c[1] + rad * radius_mm * np.sin(ang),
+                         np.full_like(ang, -z * height_mm)], 1)
+        p = cam.project(ring)
+        if prev is not None:
+            hull = cv2.convexHull(np.vstack([prev, p]).astype(np.float32))
+            col = tuple(float(v) for v in np.clip(base * (a + b * z) + lift * z, 0, 255))
+            cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), col, cv2.LINE_AA, 4)
+        prev = p
+
+
 def _meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camera) -> None:
     """Draw each meeple as a shaded stem and cap, projected from 3D."""
     s = geo.hex_size_mm
@@ -230,16 +250,7 @@ def _meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camera) -> N
     for player, at in order:
         c = geo.center_mm(tuple(at))
         base = np.array(art.COLOURS[player], np.float32)
-        prev = None
-        for z, rad in levels:
-            ring = np.stack([c[0] + rad * s * np.cos(ang), c[1] + rad * s * np.sin(ang), np.full_like(ang, -z * hm)], 1)
-            p = cam.project(ring)
-            if prev is not None:
-                hull = cv2.convexHull(np.vstack([prev, p]).astype(np.float32))
-                shade = 0.55 + 0.5 * z
-                col = tuple(float(v) for v in np.clip(base * shade + 12 * z, 0, 255))
-                cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), col, cv2.LINE_AA, 4)
-            prev = p
+        _draw_turned(img, cam, c, levels, s, hm, ang, base, shade=(0.55, 0.5, 12.0))
 
 
 def _hands(img: np.ndarray, n: int, rng: np.random.Generator) -> None:
@@ -374,16 +385,7 @@ def _styled_meeples(img: np.ndarray, board: dict, geo: BoardGeometry, cam: Camer
             top = cam.project(np.array([[c[0], c[1], -hm]]))[0]
             drawn.append({"player": player, "radius_mm": rad_mm, "height_mm": hm, "cap_px": top.tolist()})
             continue
-        prev = None
-        for z, rad in profile:
-            ring = np.stack([c[0] + rad * rad_mm * np.cos(ang), c[1] + rad * rad_mm * np.sin(ang), np.full_like(ang, -z * hm)], 1)
-            p = cam.project(ring)
-            if prev is not None:
-                hull = cv2.convexHull(np.vstack([prev, p]).astype(np.float32))
-                shade = 0.6 + 0.4 * z
-                col = tuple(float(v) for v in np.clip(base * shade + 10 * z, 0, 255))
-                cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), col, cv2.LINE_AA, 4)
-            prev = p
+        _draw_turned(img, cam, c, profile, rad_mm, hm, ang, base, shade=(0.6, 0.4, 10.0))
         top = cam.project(np.array([[c[0], c[1], -profile[-1][0] * hm]]))[0]
         drawn.append({"player": player, "radius_mm": rad_mm, "height_mm": hm, "cap_px": top.tolist()})
     return drawn
