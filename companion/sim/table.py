@@ -247,9 +247,7 @@ class SimulatedTable:
     def _on_truth(self, ev: Event, pos: Position) -> None:
         if self._diverged:
             raise SimulationAborted(self._diverged)
-        if self.session.game is not self._game or len(self.session.game.events) < ev.seq - 1:
-            raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
-                                    "the simulated players stop here")
+        self._check_in_step(ev, "before")
         mv = ev.move
         self._truth_move = mv
         action = mv["action"]
@@ -287,12 +285,30 @@ class SimulatedTable:
         if not self.fast:
             time.sleep(self.pace_s)
 
+    def _check_in_step(self, ev: Event, when: str) -> None:
+        """Stop when the companion's game is no longer one step behind the simulated players'
+        (or level with it): a new game or an undo on the dashboard, or moves the companion
+        logged that the players did not make (each named, so the log says which)."""
+        s = self.session
+        n = len(s.game.events)
+        if s.game is not self._game:
+            why = "a new game was started on the dashboard"
+        elif n < ev.seq - 1:
+            why = f"the companion's game went back to move {n} (an undo on the dashboard)"
+        elif n > ev.seq:
+            extra = "; ".join(f"{e.seq}: {e.notes[0] if e.notes else e.move}" for e in s.game.events[ev.seq - 1:])
+            truth = "; ".join(f"{e.seq}: {e.notes[0] if e.notes else e.move}"
+                              for e in self.truth.game.events[max(0, ev.seq - 3):ev.seq])
+            why = (f"the companion logged {n - ev.seq + 1} move(s) from move {ev.seq} on, {when} the simulated players "
+                   f"made move {ev.seq} ({extra}); the players' last moves were {truth}")
+        else:
+            return
+        raise SimulationAborted(why + "; the simulated players stop here")
+
     def _settle(self, ev: Event, pos: Position) -> None:
         """Wait for the companion to commit this step; count and repair a rejection."""
         s = self.session
-        if s.game is not self._game or not ev.seq - 1 <= len(s.game.events) <= ev.seq:
-            raise SimulationAborted("the game was changed on the dashboard (undo or new game); "
-                                    "the simulated players stop here")
+        self._check_in_step(ev, "after")
         # Generous: a loaded machine (tablets polling, other programs) must not turn a slow
         # commit into a "rejection".
         ok = self._wait_events(ev.seq, timeout=20.0 if self.fast else 30.0)
