@@ -340,22 +340,25 @@ def _batch_cost(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: n
     weighted by ``wgt`` (n,).  In float32, for many candidate spots at once."""
     valid = np.isfinite(vh)
     count = np.maximum(valid.sum(1), 1).astype(np.float32)
-    r = np.where(valid, vh, 0.0).astype(np.float32)[None] - models.astype(np.float32)[..., None]
+    # laid out (H, Z, B, n), the spaces innermost: every step below then runs over long
+    # contiguous rows (with H or Z innermost numpy spends its time on loop overhead), the
+    # zones are added in the same order as r.sum(2) would, so the cost is bitwise the same
+    vh0 = np.ascontiguousarray(np.where(valid, vh, 0.0).astype(np.float32).transpose(2, 1, 0))  # (H, Z, n)
+    m = np.ascontiguousarray(models.astype(np.float32).transpose(2, 0, 1))  # (Z, B, n)
+    r = vh0[:, :, None, :] - m[None]
     if censored.any():
-        r[:, censored] = np.maximum(r[:, censored], 0.0)
+        r[..., censored] = np.maximum(r[..., censored], 0.0)
     np.multiply(r, r, out=r)
     np.minimum(r, np.float32(cap2), out=r)
-    r *= valid
-    # the sum over zones and the minimum over explanations slice by slice: numpy reduces a
-    # short middle or last axis several times slower, and adds these slices in the same order
-    total = r[:, :, 0].copy()
-    for z in range(1, r.shape[2]):
-        total += r[:, :, z]
-    total /= count
-    total += np.where(valid.any(1), pen, np.inf).astype(np.float32)[None]
-    best = total[..., 0]
-    for h in range(1, total.shape[2]):
-        best = np.minimum(best, total[..., h])
+    r *= np.ascontiguousarray(valid.transpose(2, 1, 0))[:, :, None, :]
+    total = r[:, 0].copy()  # (H, B, n)
+    for z in range(1, r.shape[1]):
+        total += r[:, z]
+    total /= count.T[:, None, :]
+    total += np.where(valid.any(1), pen, np.inf).astype(np.float32).T[:, None, :]
+    best = total[0]
+    for h in range(1, len(total)):
+        best = np.minimum(best, total[h])
     return np.sum(wgt * np.minimum(best, cap2), axis=1)
 
 
