@@ -238,7 +238,13 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     vh = np.full((S, len(zones), H), np.nan)
     known = (rows >= 0) & ~clip[None]
     counts = known.sum(2).T  # (S, H)
-    resid = ((lin_obs[None] - lin_white[None] * exp_bgr[np.maximum(rows, 0)]) / tint).mean(3)  # (H, S, P), linear
+    # (H, S, P), linear: the mean over B, G, R of (observed - white * expected) / tint, a
+    # channel at a time (as fast as numpy gets with 3 innermost; the same sums as .mean(3))
+    cls = np.maximum(rows, 0)
+    resid = (lin_obs[None, ..., 0] - lin_white[None, ..., 0] * exp_bgr[:, 0][cls]) / tint[0]
+    for ch in (1, 2):
+        resid += (lin_obs[None, ..., ch] - lin_white[None, ..., ch] * exp_bgr[:, ch][cls]) / tint[ch]
+    resid /= 3
     for zi, z in enumerate(zones):
         kz = known[:, :, z]
         med = _masked_median(resid[:, :, z].reshape(H * S, -1), kz.reshape(H * S, -1)).reshape(H, S)
