@@ -263,8 +263,7 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     v0 = np.nanmean(vh[:, :, 0], axis=1)
     base = float(np.nanmedian(v0[~censored])) if (~censored).sum() >= 8 else float(np.nanmedian(v0))
     vh = vh - base
-    with _quiet():
-        lifted = np.nanmedian(vh[:, :, 0], axis=1)  # each space under its reading
+    lifted = _masked_median(vh[:, :, 0], np.isfinite(vh[:, :, 0]))  # each space under its reading
     if not (lifted >= SEARCH_LEVEL).any():
         return None  # no space is lifted above what it was read as: no spot to look for
     cap2 = _cap2(float(np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan))))
@@ -276,17 +275,21 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
         space_v = np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan), axis=(1, 2))
     sig = np.array(SIGMAS_PX)[:, None, None]
     v = np.nan_to_num(vh[:, :, 0])
+    # what does not depend on the falloff, once per candidate centre (the brightest spaces):
+    # the squared distances in radii and the brightest zone under each explanation
+    centres = []
+    for c in np.argsort(-np.nan_to_num(space_v, nan=-np.inf))[:3]:
+        q = np.sum((zxy - zxy[c].mean(0)) ** 2, axis=2)[None] / (sig * sig)  # (radii, n, Z)
+        with _quiet():
+            at_c = np.nanmax(vh[c], axis=0)[np.isfinite(pen[c])]
+        centres.append((c, q, at_c[np.isfinite(at_c)]))
     for falloff in FALLOFFS:
         start = None
-        for c in np.argsort(-np.nan_to_num(space_v, nan=-np.inf))[:3]:
-            q = np.sum((zxy - zxy[c].mean(0)) ** 2, axis=2)[None] / (sig * sig)  # (radii, n, Z)
+        for c, q, at_c in centres:
             g = np.exp(-0.5 * q) if falloff is None else (1.0 + q / (2.0 * falloff)) ** -falloff
             # amplitudes: the least-squares one of the reading, and each one that explains
             # the brightest zone of the centre space under one of its explanations
             ls = np.sum(wgt[:, None] * v * g, axis=(1, 2)) / np.maximum(np.sum(wgt[:, None] * g * g, axis=(1, 2)), 1e-6)
-            with _quiet():
-                at_c = np.nanmax(vh[c], axis=0)[np.isfinite(pen[c])]
-            at_c = at_c[np.isfinite(at_c)]
             amps = np.concatenate([ls[:, None], np.broadcast_to(at_c, (len(sig), len(at_c)))], axis=1)  # (radii, m)
             models = amps[:, :, None, None] * g[:, None]  # (radii, m, n, Z)
             costs = _batch_cost(vh, pen, models.reshape((-1,) + vh.shape[:2]), censored, wgt, cap2).reshape(amps.shape)
