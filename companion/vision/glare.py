@@ -32,9 +32,28 @@ import cv2
 import numpy as np
 
 def to_linear(x: np.ndarray) -> np.ndarray:
-    """float32 sRGB-encoded values on 0-255 -> linear light on 0-255 (IEC 61966-2-1 curve)."""
-    c = np.clip(np.asarray(x, np.float32) / 255.0, 0.0, None)
+    """float32 sRGB-encoded values on 0-255 -> linear light on 0-255 (IEC 61966-2-1 curve).
+
+    Camera samples are whole 8-bit levels: those are looked up in a table of the same curve
+    (bitwise the same values, without a power per sample)."""
+    a = np.asarray(x, np.float32)
+    if a.size >= _LUT_MIN_SIZE:
+        with np.errstate(invalid="ignore"):
+            levels = a.astype(np.uint8)
+        if np.array_equal(levels, a):
+            return _LINEAR_LEVELS[levels]
+    return _to_linear(a)
+
+
+def _to_linear(a: np.ndarray) -> np.ndarray:
+    c = np.clip(a / 255.0, 0.0, None)
     return (np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) * 255.0).astype(np.float32)
+
+
+_LINEAR_LEVELS = _to_linear(np.arange(256, dtype=np.float32))
+"""float32 (256,) :func:`to_linear` of each 8-bit level."""
+_LUT_MIN_SIZE = 64
+"""Below this many values the test for whole levels costs more than the curve."""
 
 
 def to_srgb(x: np.ndarray) -> np.ndarray:
