@@ -424,13 +424,18 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
     # residuals were centred on, so the level b away from the spot is fitted too)
     p = np.array([centre[0], centre[1], np.log(sigma), np.log(sigma), 0.0, a, 0.0], np.float64)
 
-    def model(q):
-        return (q[5] * _spot(flat, q[:2], np.exp(q[2]), np.exp(q[3]), q[4], falloff) + q[6]).reshape(n, Z)
+    def spot(q):
+        return _spot(flat, q[:2], np.exp(q[2]), np.exp(q[3]), q[4], falloff)
+
+    def model(q, f):
+        """The model of parameters q whose spot profile is f (:func:`spot` of q)."""
+        return (q[5] * f + q[6]).reshape(n, Z)
 
     steps = np.array([0.5, 0.5, 0.01, 0.01, 0.01, 0.1, 0.1])
     rows = np.arange(n)
+    f = spot(p)
     for _ in range(REFINE_STEPS):
-        m = model(p)
+        m = model(p, f)
         r, c = _space_costs(vh, pen, m[None], cens, cap2)
         h = np.argmin(c[0], axis=1)
         rz = r[0][rows, :, h]  # (n, Z) residuals of each space's best explanation
@@ -438,7 +443,9 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
         nz = np.maximum(valid.sum(1), 1)
         w = (wgt / nz * (c[0][rows, h] < cap2))[:, None] * valid * (rz * rz < cap2) * ~(cens[:, None] & (rz <= 0.0))
         rz, w = np.nan_to_num(rz).ravel(), w.ravel()
-        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k]) - m).ravel() / steps[k] for k in range(7)])
+        # amplitude and level (k = 5, 6) leave the spot's profile as it is
+        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k], f if k >= 5 else spot(p + np.eye(7)[k] * steps[k]))
+                                - m).ravel() / steps[k] for k in range(7)])
         jw = jac * w[:, None]
         lhs = jac.T @ jw
         lhs += 1e-3 * np.diag(np.diag(lhs) + 1e-9)
@@ -448,10 +455,11 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
             break
         q = p + step
         q[2:4] = np.clip(q[2:4], lo, hi)
-        new_cost = float(_batch_cost(vh, pen, model(q)[None], cens, wgt, cap2)[0])
+        fq = spot(q)
+        new_cost = float(_batch_cost(vh, pen, model(q, fq)[None], cens, wgt, cap2)[0])
         if new_cost >= cost:
             break
-        p, cost = q, new_cost
+        p, cost, f = q, new_cost, fq
     s1, s2, angle = float(np.exp(p[2])), float(np.exp(p[3])), float(p[4])
     if s2 > s1:
         s1, s2, angle = s2, s1, angle + np.pi / 2
