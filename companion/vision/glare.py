@@ -32,9 +32,28 @@ import cv2
 import numpy as np
 
 def to_linear(x: np.ndarray) -> np.ndarray:
-    """float32 sRGB-encoded values on 0-255 -> linear light on 0-255 (IEC 61966-2-1 curve)."""
-    c = np.clip(np.asarray(x, np.float32) / 255.0, 0.0, None)
+    """float32 sRGB-encoded values on 0-255 -> linear light on 0-255 (IEC 61966-2-1 curve).
+
+    Camera samples are whole 8-bit levels: those are looked up in a table of the same curve
+    (bitwise the same values, without a power per sample)."""
+    a = np.asarray(x, np.float32)
+    if a.size >= _LUT_MIN_SIZE:
+        with np.errstate(invalid="ignore"):
+            levels = a.astype(np.uint8)
+        if np.array_equal(levels, a):
+            return _LINEAR_LEVELS[levels]
+    return _to_linear(a)
+
+
+def _to_linear(a: np.ndarray) -> np.ndarray:
+    c = np.clip(a / 255.0, 0.0, None)
     return (np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) * 255.0).astype(np.float32)
+
+
+_LINEAR_LEVELS = _to_linear(np.arange(256, dtype=np.float32))
+"""float32 (256,) :func:`to_linear` of each 8-bit level."""
+_LUT_MIN_SIZE = 64
+"""Below this many values the test for whole levels costs more than the curve."""
 
 
 def to_srgb(x: np.ndarray) -> np.ndarray:
@@ -232,17 +251,23 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     zxy = np.stack([pts_px[:, z].mean(1) for z in zones], 1)  # (S, Z, 2)
     clip = bgr.max(2) >= SATURATED
     lin_obs, lin_white = to_linear(bgr), to_linear(white)
-    rows = [expected] if alternatives is None else [expected, *np.moveaxis(alternatives, 1, 0)]
-    vh = np.full((S, len(zones), len(rows)), np.nan)
-    counts = np.zeros((S, len(rows)), np.int64)
-    for h, exp in enumerate(rows):
-        known = (exp >= 0) & ~clip
-        counts[:, h] = known.sum(1)
-        resid = ((lin_obs - lin_white * exp_bgr[np.maximum(exp, 0)]) / tint).mean(2)  # (S, P), linear
-        for zi, z in enumerate(zones):
-            kz = known[:, z]
-            med = _masked_median(resid[:, z], kz)
-            vh[:, zi, h] = np.where(kz.sum(1) >= min(3, len(z)), med, np.nan)
+    # every explanation at once: (H, S, P)
+    rows = expected[None] if alternatives is None else np.concatenate([expected[None], np.moveaxis(alternatives, 1, 0)])
+    H = len(rows)
+    vh = np.full((S, len(zones), H), np.nan)
+    known = (rows >= 0) & ~clip[None]
+    counts = known.sum(2).T  # (S, H)
+    # (H, S, P), linear: the mean over B, G, R of (observed - white * expected) / tint, a
+    # channel at a time (as fast as numpy gets with 3 innermost; the same sums as .mean(3))
+    cls = np.maximum(rows, 0)
+    resid = (lin_obs[None, ..., 0] - lin_white[None, ..., 0] * exp_bgr[:, 0][cls]) / tint[0]
+    for ch in (1, 2):
+        resid += (lin_obs[None, ..., ch] - lin_white[None, ..., ch] * exp_bgr[:, ch][cls]) / tint[ch]
+    resid /= 3
+    for zi, z in enumerate(zones):
+        kz = known[:, :, z]
+        med = _masked_median(resid[:, :, z].reshape(H * S, -1), kz.reshape(H * S, -1)).reshape(H, S)
+        vh[:, zi, :] = np.where(kz.sum(2) >= min(3, len(z)), med, np.nan).T
     ok = counts[:, 0] >= 6
     if ok.sum() < 8:
         return None
@@ -257,8 +282,7 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     v0 = np.nanmean(vh[:, :, 0], axis=1)
     base = float(np.nanmedian(v0[~censored])) if (~censored).sum() >= 8 else float(np.nanmedian(v0))
     vh = vh - base
-    with _quiet():
-        lifted = np.nanmedian(vh[:, :, 0], axis=1)  # each space under its reading
+    lifted = _masked_median(vh[:, :, 0], np.isfinite(vh[:, :, 0]))  # each space under its reading
     if not (lifted >= SEARCH_LEVEL).any():
         return None  # no space is lifted above what it was read as: no spot to look for
     cap2 = _cap2(float(np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan))))
@@ -270,17 +294,21 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
         space_v = np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan), axis=(1, 2))
     sig = np.array(SIGMAS_PX)[:, None, None]
     v = np.nan_to_num(vh[:, :, 0])
+    # what does not depend on the falloff, once per candidate centre (the brightest spaces):
+    # the squared distances in radii and the brightest zone under each explanation
+    centres = []
+    for c in np.argsort(-np.nan_to_num(space_v, nan=-np.inf))[:3]:
+        q = np.sum((zxy - zxy[c].mean(0)) ** 2, axis=2)[None] / (sig * sig)  # (radii, n, Z)
+        with _quiet():
+            at_c = np.nanmax(vh[c], axis=0)[np.isfinite(pen[c])]
+        centres.append((c, q, at_c[np.isfinite(at_c)]))
     for falloff in FALLOFFS:
         start = None
-        for c in np.argsort(-np.nan_to_num(space_v, nan=-np.inf))[:3]:
-            q = np.sum((zxy - zxy[c].mean(0)) ** 2, axis=2)[None] / (sig * sig)  # (radii, n, Z)
+        for c, q, at_c in centres:
             g = np.exp(-0.5 * q) if falloff is None else (1.0 + q / (2.0 * falloff)) ** -falloff
             # amplitudes: the least-squares one of the reading, and each one that explains
             # the brightest zone of the centre space under one of its explanations
             ls = np.sum(wgt[:, None] * v * g, axis=(1, 2)) / np.maximum(np.sum(wgt[:, None] * g * g, axis=(1, 2)), 1e-6)
-            with _quiet():
-                at_c = np.nanmax(vh[c], axis=0)[np.isfinite(pen[c])]
-            at_c = at_c[np.isfinite(at_c)]
             amps = np.concatenate([ls[:, None], np.broadcast_to(at_c, (len(sig), len(at_c)))], axis=1)  # (radii, m)
             models = amps[:, :, None, None] * g[:, None]  # (radii, m, n, Z)
             costs = _batch_cost(vh, pen, models.reshape((-1,) + vh.shape[:2]), censored, wgt, cap2).reshape(amps.shape)
@@ -326,7 +354,10 @@ def _space_costs(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: 
     r = np.where(valid, vh, 0.0)[None] - models[..., None]
     r = np.where(censored[None, :, None, None], np.maximum(r, 0.0), r)
     sq = np.minimum(r * r, cap2) * valid
-    c = sq.sum(2) / np.maximum(count, 1) + np.where(count > 0, pen, np.inf)[None]
+    total = sq[:, :, 0].copy()  # sq.sum(2), zone by zone in the same order: faster on a short axis
+    for z in range(1, sq.shape[2]):
+        total += sq[:, :, z]
+    c = total / np.maximum(count, 1) + np.where(count > 0, pen, np.inf)[None]
     return np.where(valid, r, np.nan), c
 
 
@@ -337,14 +368,26 @@ def _batch_cost(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: n
     weighted by ``wgt`` (n,).  In float32, for many candidate spots at once."""
     valid = np.isfinite(vh)
     count = np.maximum(valid.sum(1), 1).astype(np.float32)
-    r = np.where(valid, vh, 0.0).astype(np.float32)[None] - models.astype(np.float32)[..., None]
+    # laid out (H, Z, B, n), the spaces innermost: every step below then runs over long
+    # contiguous rows (with H or Z innermost numpy spends its time on loop overhead), the
+    # zones are added in the same order as r.sum(2) would, so the cost is bitwise the same
+    vh0 = np.ascontiguousarray(np.where(valid, vh, 0.0).astype(np.float32).transpose(2, 1, 0))  # (H, Z, n)
+    m = np.ascontiguousarray(models.astype(np.float32).transpose(2, 0, 1))  # (Z, B, n)
+    r = vh0[:, :, None, :] - m[None]
     if censored.any():
-        r[:, censored] = np.maximum(r[:, censored], 0.0)
+        r[..., censored] = np.maximum(r[..., censored], 0.0)
     np.multiply(r, r, out=r)
     np.minimum(r, np.float32(cap2), out=r)
-    r *= valid
-    c = r.sum(2) / count + np.where(valid.any(1), pen, np.inf).astype(np.float32)[None]
-    return np.sum(wgt * np.minimum(c.min(2), cap2), axis=1)
+    r *= np.ascontiguousarray(valid.transpose(2, 1, 0))[:, :, None, :]
+    total = r[:, 0].copy()  # (H, B, n)
+    for z in range(1, r.shape[1]):
+        total += r[:, z]
+    total /= count.T[:, None, :]
+    total += np.where(valid.any(1), pen, np.inf).astype(np.float32).T[:, None, :]
+    best = total[0]
+    for h in range(1, len(total)):
+        best = np.minimum(best, total[h])
+    return np.sum(wgt * np.minimum(best, cap2), axis=1)
 
 
 @contextmanager
@@ -381,13 +424,18 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
     # residuals were centred on, so the level b away from the spot is fitted too)
     p = np.array([centre[0], centre[1], np.log(sigma), np.log(sigma), 0.0, a, 0.0], np.float64)
 
-    def model(q):
-        return (q[5] * _spot(flat, q[:2], np.exp(q[2]), np.exp(q[3]), q[4], falloff) + q[6]).reshape(n, Z)
+    def spot(q):
+        return _spot(flat, q[:2], np.exp(q[2]), np.exp(q[3]), q[4], falloff)
+
+    def model(q, f):
+        """The model of parameters q whose spot profile is f (:func:`spot` of q)."""
+        return (q[5] * f + q[6]).reshape(n, Z)
 
     steps = np.array([0.5, 0.5, 0.01, 0.01, 0.01, 0.1, 0.1])
     rows = np.arange(n)
+    f = spot(p)
     for _ in range(REFINE_STEPS):
-        m = model(p)
+        m = model(p, f)
         r, c = _space_costs(vh, pen, m[None], cens, cap2)
         h = np.argmin(c[0], axis=1)
         rz = r[0][rows, :, h]  # (n, Z) residuals of each space's best explanation
@@ -395,7 +443,9 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
         nz = np.maximum(valid.sum(1), 1)
         w = (wgt / nz * (c[0][rows, h] < cap2))[:, None] * valid * (rz * rz < cap2) * ~(cens[:, None] & (rz <= 0.0))
         rz, w = np.nan_to_num(rz).ravel(), w.ravel()
-        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k]) - m).ravel() / steps[k] for k in range(7)])
+        # amplitude and level (k = 5, 6) leave the spot's profile as it is
+        jac = np.column_stack([(model(p + np.eye(7)[k] * steps[k], f if k >= 5 else spot(p + np.eye(7)[k] * steps[k]))
+                                - m).ravel() / steps[k] for k in range(7)])
         jw = jac * w[:, None]
         lhs = jac.T @ jw
         lhs += 1e-3 * np.diag(np.diag(lhs) + 1e-9)
@@ -405,10 +455,11 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
             break
         q = p + step
         q[2:4] = np.clip(q[2:4], lo, hi)
-        new_cost = float(_batch_cost(vh, pen, model(q)[None], cens, wgt, cap2)[0])
+        fq = spot(q)
+        new_cost = float(_batch_cost(vh, pen, model(q, fq)[None], cens, wgt, cap2)[0])
         if new_cost >= cost:
             break
-        p, cost = q, new_cost
+        p, cost, f = q, new_cost, fq
     s1, s2, angle = float(np.exp(p[2])), float(np.exp(p[3])), float(p[4])
     if s2 > s1:
         s1, s2, angle = s2, s1, angle + np.pi / 2

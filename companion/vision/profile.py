@@ -63,14 +63,18 @@ class ColourProfile:
         # the quadratic form [x^2, x, 1] (n, 7) . (7, K) as seven broadcast multiply-adds: a
         # BLAS product of this small size may start threads, which costs more than it saves
         # (and a lot on a busy machine)
-        x = np.asarray(lab, np.float32).reshape(-1, 3)
-        q = self._quadratic()
+        # computed class by sample, (K, n), so each step runs over long rows (with the K
+        # classes innermost numpy spends its time starting short loops); the same
+        # multiply-adds in the same order, transposed back once at the end
+        x = np.ascontiguousarray(np.asarray(lab, np.float32).reshape(-1, 3).T)  # (3, n)
+        q = self._quadratic()[:, :, None]  # (7, K, 1)
         x2 = x * x
-        ll = x2[:, 0:1] * q[0]
-        for j, col in ((1, x2[:, 1:2]), (2, x2[:, 2:3]), (3, x[:, 0:1]), (4, x[:, 1:2]), (5, x[:, 2:3])):
-            ll += col * q[j]
+        ll = q[0] * x2[0]
+        for j, row in ((1, x2[1]), (2, x2[2]), (3, x[0]), (4, x[1]), (5, x[2])):
+            ll += row * q[j]
         ll += q[6]
-        return np.maximum(ll, LL_FLOOR).reshape(*lab.shape[:-1], len(CLASSES))
+        np.maximum(ll, LL_FLOOR, out=ll)
+        return np.ascontiguousarray(ll.T).reshape(*lab.shape[:-1], len(CLASSES))
 
     def _quadratic(self) -> np.ndarray:
         """float32 (7, K) coefficients of the log-likelihood in [L^2, a^2, b^2, L, a, b, 1]."""

@@ -179,11 +179,13 @@ class BoardReader:
         return self.balance(self.sample_bgr(frame, reg), reg)[0]
 
     def _prepare(self, bgr: np.ndarray, reg: Registration, raw: np.ndarray,
-                 veil: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+                 veil: np.ndarray | None, balanced: tuple[np.ndarray, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         """White-balanced Lab (S, P, 3) of the samples ``bgr`` (N, 3), and the scores of the
         space samples clipped in ``raw`` (the camera's samples before the glare ``veil`` (N, 3)
-        came off), from :func:`clipped_log_likelihood`: (sample indices, (n, K)) or ``None``."""
-        lab, white = self.balance(bgr, reg)
+        came off), from :func:`clipped_log_likelihood`: (sample indices, (n, K)) or ``None``.
+        ``balanced``: :meth:`balance` of ``bgr`` when already computed."""
+        lab, white = self.balance(bgr, reg) if balanced is None else balanced
         n = len(self._space_pts)
         idx = np.flatnonzero(channel_max(raw[:n]) >= SATURATED)
         if not len(idx):
@@ -217,14 +219,16 @@ class BoardReader:
         return ll
 
     def _remove_veil(self, bgr: np.ndarray, reg: Registration, readings: list[SpaceReading],
-                     cands: TileCandidates) -> np.ndarray | None:
+                     cands: TileCandidates, white: np.ndarray | None = None) -> np.ndarray | None:
         """float32 (N, 3) BGR glare (linear levels) of the spot fitted to ``readings`` at every
         sample, in the reflection's colour (measured under the spot; the lamp's colour,
-        :func:`~companion.vision.glare.white_tint`, where too little shows), or ``None``."""
+        :func:`~companion.vision.glare.white_tint`, where too little shows), or ``None``.
+        ``white``: the white field of ``bgr`` (:meth:`balance`) when already known."""
         mx, my = self._maps(reg)
         px = np.hstack([mx, my])
         n = len(self._space_pts)
-        _, white = self.balance(bgr, reg)
+        if white is None:
+            _, white = self.balance(bgr, reg)
         expected = expected_classes(readings, self._edge_classes)
         trust = np.array([r.confidence for r in readings], np.float32) + 0.05
         tint = white_tint(bgr[n:])
@@ -390,13 +394,16 @@ class BoardReader:
             reading.rechecked, reading.relit = searched, len(relit)
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
-        lab, fix = self._prepare(bgr, reg, bgr, None)
+        # the camera's own samples are white-balanced once: every glare round fits its spot
+        # against their white field
+        balanced = self.balance(bgr, reg)
+        lab, fix = self._prepare(bgr, reg, bgr, None, balanced)
         lab, readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
         local_done = True
         veil = None
         for _ in range(GLARE_ROUNDS if self.glare else 0):
             # each round fits the whole spot again to the raw samples, from the last reading
-            new_veil = self._remove_veil(bgr, reg, readings, cands)
+            new_veil = self._remove_veil(bgr, reg, readings, cands, balanced[1])
             if new_veil is None:
                 break
             veil = new_veil
