@@ -9,8 +9,11 @@
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
   and in cooperative play grows one green network toward all four trees (Forest
   Communication: trees touched, open ends left, tiles still to lay) and pays for cards with
-  tiles off that network.  No lookahead beyond the turn and no rollouts.  Self-play
-  figures: ``bench/rules.py``.
+  tiles off that network.  In competitive and team play a card whose colour the network
+  under the meeple can no longer grow in counts as a new network, the spore restarts after a
+  purchase where what is left of a network starts the next card, and in team play each member
+  also gathers their share of the teammate's card (9.c).  No lookahead beyond the turn and no
+  rollouts.  Self-play figures: ``bench/rules.py``.
 
 A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`check`).
 """
@@ -31,6 +34,9 @@ from companion.rules import Board, IllegalMove, check, choices_needed
 SOURCE_PULL = 0.25
 """Weight of the long-range pull toward the sources of missing cubes: measured over 30
 competitive games each, 0.25 ended more games at 10 VP than 0 or 0.5."""
+REUSE_WEIGHT = 8.0
+"""Weight of the next card's cost (turns per VP) when choosing where the spore restarts after
+a purchase."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
@@ -162,16 +168,21 @@ class GreedyBot:
 
     # -- targets and evaluation ------------------------------------------------------------
 
-    def target(self, pos: Position, ed: Edition, player: str) -> Target | None:
+    def target(self, pos: Position, ed: Edition, player: str, remember: bool = True) -> Target | None:
         from companion.purchase import can_buy
         best = None
         # White cubes come only from mycorrhizae (5.b), Forest Communication or a swap card:
         # once every tree is full, a card whose white the player lacks is out of reach.
         white_source = (economy.effects_of(pos, ed, player)["swap_nutrient"] > 0
                         or (economy.markers_left(pos, player) > 0 and any(None in s for s in pos.trees.values())))
+        growing = self._growing_colors(pos, ed, player) if pos.mode != "cooperative" else None
         for card in economy.face_up_cards(pos, ed):
             a = can_buy(pos, ed, player, card.id)
             own = a.missing_nutrients.get(player, {})
+            if growing is not None and a.missing_tiles and card.mycelia_color not in growing:
+                # The network the meeple stands on cannot grow in this colour: the card takes
+                # a new network, started elsewhere.
+                a.missing_tiles = economy.mycelia_needed(pos, ed, card, player) + 1
             others = sum(sum(v.values()) for k, v in a.missing_nutrients.items() if k != player)
             cost = (1.0 + a.missing_tiles + 1.5 * sum(own.values()) + 1.0 * others) / card.vp
             if own.get("white") and not white_source:
@@ -182,9 +193,35 @@ class GreedyBot:
                 cost *= 0.75   # keep a plan unless another card is clearly cheaper
             if best is None or cost < best.cost:
                 best = Target(card.id, card.mycelia_color, a.missing_tiles, dict(own), cost)
-        if best is not None:
+        if best is not None and remember:
             self.last_target[player] = best.card
         return best
+
+    def _with_team_share(self, pos: Position, ed: Edition, player: str, target: Target) -> Target:
+        """Team play (9.c): a card is paid by both members, each the cubes under their meeple
+        colour, so the cubes ``player`` gathers include their share of the teammate's target."""
+        from companion.purchase import can_buy
+        need = dict(target.missing)
+        for mate in pos.teammates(player):
+            if mate == player:
+                continue
+            theirs = self.target(pos, ed, mate, remember=False)
+            if theirs is None:
+                continue
+            for k, v in can_buy(pos, ed, mate, theirs.card).missing_nutrients.get(player, {}).items():
+                need[k] = need.get(k, 0) + v
+        return Target(target.card, target.color, target.missing_tiles, need, target.cost)
+
+    @staticmethod
+    def _growing_colors(pos: Position, ed: Edition, player: str) -> set[str]:
+        """Colours the networks under ``player``'s meeple can still grow in (an open path end
+        on an empty space, 4.a.1); every colour when the meeple stands on its spore with a
+        free space beside it."""
+        key = ("growing", player)
+        if key not in pos.cache:
+            colors = {c for att in Board(pos, ed).frontier(player).values() for _e, c in att}
+            pos.cache[key] = set(tilecodes.COLORS.values()) if None in colors else colors
+        return pos.cache[key]
 
     def wanted(self, pos: Position, ed: Edition, player: str) -> list[str]:
         """Colours ``player`` would pick "of their choice", most wanted first."""
@@ -445,6 +482,8 @@ class GreedyBot:
             return None
         b = Board(pos, ed)
         target = self.target(pos, ed, p)
+        if pos.mode == "team" and target is not None:
+            target = self._with_team_share(pos, ed, p, target)
         if "place" not in taken:
             if not taken:
                 ability = self._spore_ability(b, p, target)
@@ -681,14 +720,20 @@ class GreedyBot:
         spaces = movegen.starting_spaces(b, p)   # judged before the purchase, as the rules do
         if not spaces:
             return None
-        target = self.target(after, b.edition, p)
+        coop_target = target = self.target(after, b.edition, p) if after.mode == "cooperative" else None
         best, best_score = None, -1e9
         for h in spaces:
             trial = after.copy()
             trial.spores[p].at = h
             trial.meeples[p] = h
             trial.taken = []
+            # The spore joins the networks it touches: a space next to what is left of a
+            # network of the next card's colour starts that card with those tiles.
+            if coop_target is None:
+                target = self.target(trial, b.edition, p, remember=False)
             score, _ = self.best_placement(Board(trial, b.edition), p, target)
+            if target is not None and coop_target is None:
+                score -= REUSE_WEIGHT * target.cost
             if score > best_score:
                 best, best_score = h, score
         return best

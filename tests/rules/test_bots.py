@@ -103,3 +103,83 @@ def test_cooperative_bots_pay_for_a_card_with_tiles_off_the_green_network_toward
     assert sorted(map(tuple, mv["tiles"])) == [(0, 1), (1, 1)]
     after = apply(pos, mv, ed).position
     assert (-1, 1) in after.tiles and after.tiles[(-1, 1)] == "P03.G12"
+
+
+def _play_turn(bot, pos, ed):
+    """The bot's actions of one turn, each applied (choices filled in as the table does)."""
+    from companion.rules import apply
+    played = []
+    for _ in range(8):
+        mv = bot.next_action(pos, ed)
+        if mv is None:
+            break
+        mv = bot.choose(pos, ed, mv)
+        assert check(pos, mv, ed).legal, mv
+        played.append(mv)
+        pos = apply(pos, mv, ed).position
+    return played, pos
+
+
+def test_the_bot_moves_onto_the_paying_network_and_buys_in_the_same_turn():
+    # 4.b then 6.a: blue stands on a yellow network; a01 takes 2 pink tiles of the network the
+    # meeple stands on, and the pink network of D-tiles (2, 0) and (3, -1) is one yellow step
+    # away.  Blue holds a01's cubes (1 pink, 1 yellow), so flowing along the yellow network
+    # onto (2, 0) makes the card affordable: the bot moves and buys this turn.
+    from companion.edition import load_edition
+    ed = load_edition()
+    pos = make_position(tiles={(3, 0): "Y03.G5", (2, 0): "P1.Y03.G4", (3, -1): "P024.Y1"},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, hands={"blue": ["Y024.G3", "Y024.G3", "Y03.G5"], "orange": []},
+                        nutrients={"blue": {"pink": 1, "yellow": 1}}, market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    assert not check(pos, {"player": "blue", "action": "buy", "card": "a01"}, ed).legal
+    played, after = _play_turn(GreedyBot(random.Random(1)), pos, ed)
+    actions = [m["action"] for m in played]
+    assert "move" in actions and actions[-1] == "buy" and played[-1]["card"] == "a01"
+    assert after.cards["blue"] == ["a01"]
+
+
+def test_the_bot_buys_after_a_placement_completes_the_network_reached_by_a_move():
+    # Same board with the placement already made (4.a done): only the move (4.b) and the
+    # purchase (6) are left, and the bot takes both.
+    from companion.edition import load_edition
+    ed = load_edition()
+    pos = make_position(tiles={(3, 0): "Y03.G5", (2, 0): "P1.Y03.G4", (3, -1): "P024.Y1"}, taken=["place"],
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, hands={"blue": ["Y024.G3", "Y03.G5"], "orange": []},
+                        nutrients={"blue": {"pink": 1, "yellow": 1}}, market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    played, after = _play_turn(GreedyBot(random.Random(2)), pos, ed)
+    assert [m["action"] for m in played] == ["move", "buy"]
+    assert after.cards["blue"] == ["a01"] and after.nutrients["blue"] == {"pink": 0, "yellow": 0, "white": 0}
+
+
+def test_a_network_that_cannot_grow_is_not_counted_on_for_a_bigger_card():
+    # 4.a.1: tiles grow only from the network the meeple stands on.  Blue's two pink tiles
+    # are walled in by rocks, so b01 (3 pink tiles, 2 VP) would need a new network; a01 (2 pink
+    # tiles, 1 VP) is paid by the tiles already there and becomes the card to work toward.
+    # (A tree with free slots is a source of b01's white cube, 5.b.)
+    from companion.edition import load_edition
+    ed = load_edition()
+    pos = make_position(tiles={(1, 0): "P03", (0, 0): "P03"}, rocks=[(2, 0), (-1, 0)], trees=[(0, -3)],
+                        meeples={"blue": (1, 0), "orange": (-4, 0)}, hands={"blue": ["Y03.G5"] * 3, "orange": []},
+                        market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
+    assert GreedyBot(random.Random(1)).target(pos, ed, "blue").card == "a01"
+    # With an open end the same network is worth growing toward the dearer card.
+    pos = make_position(tiles={(1, 0): "P03", (0, 0): "P03"}, rocks=[(2, 0)], trees=[(0, -3)],
+                        meeples={"blue": (1, 0), "orange": (-4, 0)}, hands={"blue": ["Y03.G5"] * 3, "orange": []},
+                        market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
+    assert GreedyBot(random.Random(1)).target(pos, ed, "blue").card == "b01"
+
+
+def test_after_a_purchase_the_spore_restarts_on_what_is_left_of_a_network():
+    # 6: the spore goes to "any starting point" after a purchase, and the player's own spore
+    # joins the networks whose paths face it (4.a.1).  Blue pays a01 with two of its four pink
+    # tiles; the two left end on the outermost space (3, 1), where the spore starts b01 (3 pink
+    # tiles) one tile short instead of from nothing.
+    from companion.edition import load_edition
+    ed = load_edition()
+    line = {(3, 0): "P25", (3, -1): "P25", (3, -2): "P25", (3, -3): "P25"}
+    pos = make_position(tiles=line, spores={"blue": (-1, 4), "orange": (-4, 0)},
+                        meeples={"blue": (3, 0), "orange": (-4, 0)}, hands={"blue": ["Y03.G5"] * 3, "orange": []},
+                        nutrients={"blue": {"pink": 1, "yellow": 1}}, taken=["place"],
+                        market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
+    mv = GreedyBot(random.Random(1)).next_action(pos, ed)
+    assert mv["action"] == "buy" and mv["card"] == "a01"
+    assert mv["spore_to"] == [3, 1]
