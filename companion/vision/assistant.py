@@ -56,6 +56,9 @@ FOCUS_SHARP_EDGE_RATIO = 0.011
 """Edge ratio (:data:`FOCUS_EDGE_RATIO`) from which an area is sharp whatever its variance of
 the Laplacian: an empty board of a plain art measures 0.012-0.015 with a variance of 4-6; a
 1.5 px blur brings the edges to 0.003-0.009."""
+FOCUS_MIN_EDGE_PX = 400
+"""Edge pixels an area of the board needs for a focus verdict (a hex side at the reader's
+minimum resolution is 35 px, its line dilated 5 px wide about 175 px)."""
 FOCUS_EDGE_RATIO = 0.006
 """Mean squared Laplacian over mean squared gradient on the board's edges (pixels within 2 px
 of a gradient above 30 % of the strongest) below which an area is soft: 0.013-0.018 sharp,
@@ -287,24 +290,27 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     rep.focus = float(lv[inside].var()) if inside.any() else None
     gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
     grad2 = (gx * gx + gy * gy).ravel().astype(np.float64)
-    strong = float(np.percentile(np.sqrt(grad2[inside]), 99.5)) if inside.any() else 0.0
-    edges = cv2.dilate((grad2.reshape(hgt, wid) > (0.3 * strong) ** 2).astype(np.uint8), np.ones((5, 5), np.uint8))
-    e = edges.ravel().astype(np.float64)
-    e_lap = np.bincount(flat, weights=e * lv * lv, minlength=len(n))
-    e_grad = np.bincount(flat, weights=e * grad2, minlength=len(n))
     areas: dict[str, list[int]] = {}
     for k, h in enumerate(geo.spaces):
         areas.setdefault(_area_of(geo, h, bounds), []).append(k + 1)
     order = [a for row in AREA_NAMES for a in row if a in areas]
-    for a in order:
+    area_of_label = np.zeros(len(n), np.int32)   # 0 off the board, else 1 + index in order
+    for i, a in enumerate(order):
+        area_of_label[areas[a]] = i + 1
+    pix_area = area_of_label[flat]
+    for i, a in enumerate(order):
         ks = areas[a]
         cnt, t1, t2 = n[ks].sum(), s1[ks].sum(), s2[ks].sum()
         rep.focus_by_area[a] = float(t2 / cnt - (t1 / cnt) ** 2) if cnt else 0.0
-        rep.edge_ratio_by_area[a] = float(e_lap[ks].sum() / e_grad[ks].sum()) if e_grad[ks].sum() > 0 else 0.0
+        ratio = _edge_ratio(grad2, lv, pix_area == i + 1, hgt, wid)
+        if ratio is not None:
+            rep.edge_ratio_by_area[a] = ratio
     # a flat stretch of board (the empty spaces of a plain art) has a low variance of the
-    # Laplacian however sharp the lens: there the edges it has decide
-    rep.soft_areas = [a for a in order if rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO or (
-        rep.focus_by_area[a] < FOCUS_MIN and rep.edge_ratio_by_area[a] < FOCUS_SHARP_EDGE_RATIO)]
+    # Laplacian however sharp the lens: there the edges it has decide; an area with too few
+    # edges of its own to measure (empty spaces with faint lines) gives no verdict at all
+    rep.soft_areas = [a for a in order if a in rep.edge_ratio_by_area and (
+        rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO or (
+            rep.focus_by_area[a] < FOCUS_MIN and rep.edge_ratio_by_area[a] < FOCUS_SHARP_EDGE_RATIO))]
     if far < MIN_PX_PER_HEX_SIDE:
         # a hex a few px wide has too few edges for a ratio by ninths (it read 0.000 on sharp
         # frames): judge only the whole frame, and only past the resolution advice
@@ -398,6 +404,26 @@ def _resolution_advice(size: tuple[int, int], geo: BoardGeometry) -> Advice:
     return Advice("resolution", f"the frame is {wid}x{hgt} px: set the camera to 1920x1080 (a higher resolution); "
                                 f"even filling the frame the board would be under {MIN_PX_PER_HEX_SIDE:.0f} px per hex "
                                 f"side (it needs about {int(need * (x1 - x0))}x{int(need * (y1 - y0))} px)")
+
+
+def _edge_ratio(grad2: np.ndarray, lap: np.ndarray, mask: np.ndarray, hgt: int, wid: int) -> float | None:
+    """Edge ratio (:data:`FOCUS_EDGE_RATIO`) of the pixels ``mask`` (bool, flat (h*w,)) on
+    their own edges: pixels within 2 px of a gradient above 30 % of the area's own strongest
+    (99.5th percentile), so a quiet area is judged on its faint lines, not against the
+    contrast of a tile elsewhere.  ``grad2``/``lap``: squared gradient and Laplacian, float64
+    flat (h*w,).  ``None`` when the area has fewer than :data:`FOCUS_MIN_EDGE_PX` edge pixels:
+    too little to tell soft from empty."""
+    if not mask.any():
+        return None
+    strong = float(np.percentile(np.sqrt(grad2[mask]), 99.5))
+    if strong <= 0:
+        return None
+    edges = cv2.dilate(((grad2 > (0.3 * strong) ** 2) & mask).reshape(hgt, wid).astype(np.uint8),
+                       np.ones((5, 5), np.uint8)).ravel().astype(bool) & mask
+    if edges.sum() < FOCUS_MIN_EDGE_PX:
+        return None
+    den = float(grad2[edges].sum())
+    return float((lap[edges] ** 2).sum() / den) if den > 0 else None
 
 
 def frame_edge_ratio(gray: np.ndarray) -> float:
