@@ -33,6 +33,7 @@ from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, m
                                     symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
+from companion.vision.veiled import rocks_under_glare
 
 
 GLARE_ROUNDS = 5
@@ -407,6 +408,7 @@ class BoardReader:
                 break  # the same reading gives the same spot
         if not local_done:
             lab, readings = self._local_pass(lab, fix, cands, readings)
+        readings = self._unveil_rocks(bgr, reg, veil, readings)
         evidence = None
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
@@ -421,6 +423,26 @@ class BoardReader:
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
+
+    def _unveil_rocks(self, bgr: np.ndarray, reg: Registration, veil: np.ndarray | None,
+                      readings: list[SpaceReading]) -> list[SpaceReading]:
+        """Spaces read as rocks that are the empty board under glare no fitted spot took off
+        (:func:`companion.vision.veiled.rocks_under_glare`) are read empty, as sure as the glare
+        left them (:data:`VEIL_CONFIDENCE_SCALE`).  ``bgr``: float32 (N, 3) camera samples;
+        ``veil``: float32 (N, 3) the fitted glare (linear levels) or ``None``."""
+        kinds = [r.kind if r.meeple is None else "" for r in readings]
+        if "rock" not in kinds:
+            return readings
+        seen = bgr if veil is None else to_srgb(to_linear(bgr) - veil)
+        _, white = self.balance(seen, reg)
+        n = len(self._space_pts)
+        p = self.profile
+        found = rocks_under_glare(seen[:n].reshape(white.shape), white, kinds, p.mean, p.index("board"), p.index("rock"))
+        readings = list(readings)
+        for s, v in found:
+            level = v * float(to_linear(white[s]).mean())  # linear levels of 255
+            readings[s] = SpaceReading("empty", confidence=readings[s].confidence * float(np.exp(-level / VEIL_CONFIDENCE_SCALE)))
+        return readings
 
     def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
                  changed: int | None = None) -> Reading:
