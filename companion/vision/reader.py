@@ -408,7 +408,10 @@ class BoardReader:
                 break  # the same reading gives the same spot
         if not local_done:
             lab, readings = self._local_pass(lab, fix, cands, readings)
-        readings = self._unveil_rocks(bgr, reg, veil, readings)
+        if any(r.kind == "rock" for r in readings):
+            seen = bgr if veil is None else to_srgb(to_linear(bgr) - veil)
+            _, white = self.balance(seen, reg)
+            readings = self._unveil_rocks(seen[:len(self._space_pts)].reshape(white.shape), white, readings)
         evidence = None
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
@@ -424,22 +427,17 @@ class BoardReader:
         reading.rechecked = searched
         return reading
 
-    def _unveil_rocks(self, bgr: np.ndarray, reg: Registration, veil: np.ndarray | None,
-                      readings: list[SpaceReading]) -> list[SpaceReading]:
+    def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading]) -> list[SpaceReading]:
         """Spaces read as rocks that are the empty board under glare no fitted spot took off
         (:func:`companion.vision.veiled.rocks_under_glare`) are read empty, as sure as the glare
-        left them (:data:`VEIL_CONFIDENCE_SCALE`).  ``bgr``: float32 (N, 3) camera samples;
-        ``veil``: float32 (N, 3) the fitted glare (linear levels) or ``None``."""
+        left them (:data:`VEIL_CONFIDENCE_SCALE`).  ``seen``, ``white``: float32 (n, P, 3) camera
+        samples of the spaces of ``readings`` with any fitted glare taken off, and their white field."""
         kinds = [r.kind if r.meeple is None else "" for r in readings]
         if "rock" not in kinds:
             return readings
-        seen = bgr if veil is None else to_srgb(to_linear(bgr) - veil)
-        _, white = self.balance(seen, reg)
-        n = len(self._space_pts)
         p = self.profile
-        found = rocks_under_glare(seen[:n].reshape(white.shape), white, kinds, p.mean, p.index("board"), p.index("rock"))
         readings = list(readings)
-        for s, v in found:
+        for s, v in rocks_under_glare(seen, white, kinds, p.mean, p.index("board"), p.index("rock")):
             level = v * float(to_linear(white[s]).mean())  # linear levels of 255
             readings[s] = SpaceReading("empty", confidence=readings[s].confidence * float(np.exp(-level / VEIL_CONFIDENCE_SCALE)))
         return readings
@@ -474,6 +472,7 @@ class BoardReader:
             ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
                 raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
         new = classify(ll, cands, lab, self.profile, np.full(len(rows), -1) if self.profile.pieces is not None else None)
+        new = self._unveil_rocks(corrected[:len(pts)].reshape(white.shape), white, new)
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()

@@ -61,3 +61,19 @@ def test_an_empty_rim_space_under_a_small_spot_off_the_board_is_not_a_rock(geo, 
     reading = BoardReader(geo, intrinsics=intr, tile_codes=codes).read(glared)
     assert reading.spaces[at].kind == "empty"
     assert list(map(list, reading.board["rocks"])) == board["rocks"]  # the real rock is kept
+
+
+def test_in_play_a_rim_space_lit_by_a_new_spot_stays_empty(geo, codes, shot):
+    # the lamp moved after the last commit: only the lifted space is read again, and it is
+    # still the empty board, not a rock put down
+    board, image, intr, reg = shot
+    at = (1, -4)
+    h, w = image.shape[:2]
+    c, c0 = reg.to_image(np.array([geo.center_mm(at), geo.center_mm((0, 0))], np.float32))
+    spot = c + 14.0 * (c - c0) / np.linalg.norm(c - c0)
+    reader = BoardReader(geo, intrinsics=intr, tile_codes=codes)
+    committed = reader.read(image)
+    assert committed.spaces[at].kind == "empty"
+    now = reader.read(linear_glare(image, (spot[0] / w, spot[1] / h), 25.0, 60.0), previous=committed)
+    assert now.changed is not None and now.changed >= 1  # read incrementally
+    assert now.spaces[at].kind == "empty"
