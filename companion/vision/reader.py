@@ -427,17 +427,23 @@ class BoardReader:
         reading.rechecked = searched
         return reading
 
-    def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading]) -> list[SpaceReading]:
+    def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
+                      rows: np.ndarray | None = None) -> list[SpaceReading]:
         """Spaces read as rocks that are the empty board under glare no fitted spot took off
         (:func:`companion.vision.veiled.rocks_under_glare`) are read empty, as sure as the glare
         left them (:data:`VEIL_CONFIDENCE_SCALE`).  ``seen``, ``white``: float32 (n, P, 3) camera
-        samples of the spaces of ``readings`` with any fitted glare taken off, and their white field."""
+        samples of the spaces of ``readings`` with any fitted glare taken off, and their white field;
+        ``rows``: int (n,) which spaces of the board these are (``None``: all, in order)."""
         kinds = [r.kind if r.meeple is None else "" for r in readings]
         if "rock" not in kinds:
             return readings
         p = self.profile
         readings = list(readings)
-        for s, v in rocks_under_glare(seen, white, kinds, p.mean, p.index("board"), p.index("rock")):
+        at = list(self.geo.spaces) if rows is None else [self.geo.spaces[int(i)] for i in rows]
+        where = {h: i for i, h in enumerate(at)}
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+        near = [[where[n] for n in ((h[0] + a, h[1] + b) for a, b in steps) if n in where] for h in at]
+        for s, v in rocks_under_glare(seen, white, kinds, p.mean, p.index("board"), p.index("rock"), near):
             level = v * float(to_linear(white[s]).mean())  # linear levels of 255
             readings[s] = SpaceReading("empty", confidence=readings[s].confidence * float(np.exp(-level / VEIL_CONFIDENCE_SCALE)))
         return readings
@@ -472,7 +478,7 @@ class BoardReader:
             ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
                 raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
         new = classify(ll, cands, lab, self.profile, np.full(len(rows), -1) if self.profile.pieces is not None else None)
-        new = self._unveil_rocks(corrected[:len(pts)].reshape(white.shape), white, new)
+        new = self._unveil_rocks(corrected[:len(pts)].reshape(white.shape), white, new, rows)
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()

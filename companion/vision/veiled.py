@@ -67,18 +67,25 @@ def white_fraction(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
 
 
 def rocks_under_glare(bgr: np.ndarray, white: np.ndarray, kinds: list[str], mean_lab: np.ndarray,
-                      board: int, rock: int) -> list[tuple[int, float]]:
+                      board: int, rock: int, neighbours: list[list[int]]) -> list[tuple[int, float]]:
     """The spaces read as rocks that are the board under glare: [(space index, veil)].
 
     ``bgr``, ``white``: float32 (S, P, 3) camera samples (any fitted glare already taken off)
     and the white field; ``kinds``: the kind read on each space; ``mean_lab``: float32 (K, 3)
-    the profile's class means; ``board``, ``rock``: their class indices.  The veil is a fraction
-    of the white paper in linear light.
+    the profile's class means; ``board``, ``rock``: their class indices; ``neighbours``: per
+    space, the indices (into the same arrays) of its neighbours.  A spot is wider than a space,
+    so the glare must also show on an empty neighbour (:data:`MIN_VEIL` over the board): a rock
+    whose art is not one even colour (darker outlines, texture) may fit "board plus a veil"
+    better than its learned mean colour, but its empty neighbours show no veil.  The veil is a
+    fraction of the white paper in linear light.
     """
     pig = pigment_linear(mean_lab)
     out = []
     for s in (i for i, k in enumerate(kinds) if k == "rock"):
         glared, veil = board_under_glare(white_fraction(bgr[s], white[s]), pig[board], pig[rock])
-        if glared:
+        if not glared:
+            continue
+        lit = [zone_fit(white_fraction(bgr[n], white[n]), pig[board])[1].mean() for n in neighbours[s] if kinds[n] == "empty"]
+        if lit and max(lit) >= MIN_VEIL:
             out.append((s, veil))
     return out

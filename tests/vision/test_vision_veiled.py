@@ -49,16 +49,19 @@ def shot(geo, codes):
     return board, frame.image, intr, reader.tracker.current
 
 
-@pytest.mark.parametrize("at", [(1, -4), (4, -2)])
-def test_an_empty_rim_space_under_a_small_spot_off_the_board_is_not_a_rock(geo, codes, shot, at):
-    # a lamp's reflection just off the board's edge lifts one rim space, at one side, about as
-    # light as a rock: no space is lifted above what it is first read as, so no spot is fitted
-    board, image, intr, reg = shot
+def _spot_off_the_rim(geo, image, reg, at):
+    """``image`` with a lamp's reflection just off the board's edge beyond the rim space ``at``:
+    it lifts that space, more on one side, about as light as a rock, and its empty neighbours less."""
     h, w = image.shape[:2]
     c, c0 = reg.to_image(np.array([geo.center_mm(at), geo.center_mm((0, 0))], np.float32))
-    spot = c + 14.0 * (c - c0) / np.linalg.norm(c - c0)
-    glared = linear_glare(image, (spot[0] / w, spot[1] / h), 25.0, 60.0)
-    reading = BoardReader(geo, intrinsics=intr, tile_codes=codes).read(glared)
+    spot = c + 40.0 * (c - c0) / np.linalg.norm(c - c0)
+    return linear_glare(image, (spot[0] / w, spot[1] / h), 45.0, 90.0)
+
+
+def test_an_empty_rim_space_under_a_small_spot_off_the_board_is_not_a_rock(geo, codes, shot):
+    board, image, intr, reg = shot
+    at = (4, -2)
+    reading = BoardReader(geo, intrinsics=intr, tile_codes=codes).read(_spot_off_the_rim(geo, image, reg, at))
     assert reading.spaces[at].kind == "empty"
     assert list(map(list, reading.board["rocks"])) == board["rocks"]  # the real rock is kept
 
@@ -67,13 +70,33 @@ def test_in_play_a_rim_space_lit_by_a_new_spot_stays_empty(geo, codes, shot):
     # the lamp moved after the last commit: only the lifted space is read again, and it is
     # still the empty board, not a rock put down
     board, image, intr, reg = shot
-    at = (1, -4)
-    h, w = image.shape[:2]
-    c, c0 = reg.to_image(np.array([geo.center_mm(at), geo.center_mm((0, 0))], np.float32))
-    spot = c + 14.0 * (c - c0) / np.linalg.norm(c - c0)
+    at = (4, -2)
     reader = BoardReader(geo, intrinsics=intr, tile_codes=codes)
     committed = reader.read(image)
     assert committed.spaces[at].kind == "empty"
-    now = reader.read(linear_glare(image, (spot[0] / w, spot[1] / h), 25.0, 60.0), previous=committed)
+    now = reader.read(_spot_off_the_rim(geo, image, reg, at), previous=committed)
     assert now.changed is not None and now.changed >= 1  # read incrementally
     assert now.spaces[at].kind == "empty"
+
+
+def test_a_rock_whose_art_is_not_one_colour_stays_a_rock_without_glare_beside_it():
+    # an independent copy's rock (darker outline) fits "board plus a veil" better than its
+    # learned mean colour; but a spot is wider than a space: with no glare on the empty board
+    # beside it, it is a rock
+    from companion.vision.glare import to_linear, to_srgb
+    from companion.vision.veiled import rocks_under_glare
+
+    prof = load_profile()
+    board, rock = _pigments()
+    white = np.full((3, L.POINTS_PER_SPACE, 3), 220.0, np.float32)
+    frac = np.empty((3, L.POINTS_PER_SPACE, 3), np.float32)
+    frac[0] = board + _rim_of_a_spot(0.35)[:, None]  # looks like the board under the rim of a spot
+    frac[1] = board  # empty neighbour, no glare
+    frac[2] = board + 0.08  # empty neighbour under the spot's tail
+    bgr = to_srgb(frac * to_linear(white))
+    kinds = ["rock", "empty", "empty"]
+    args = (prof.mean, prof.index("board"), prof.index("rock"))
+    assert rocks_under_glare(bgr, white, kinds, *args, neighbours=[[1], [0], [0]]) == []
+    found = rocks_under_glare(bgr, white, kinds, *args, neighbours=[[1, 2], [0], [0]])
+    assert [s for s, _ in found] == [0]
+
