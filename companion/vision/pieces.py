@@ -55,6 +55,10 @@ EVIDENCE_CLIP = 6.0
 """Per-point cap on colour evidence, so a few odd pixels (a shadow, a dot) cannot decide."""
 SYMBOL_WEIGHT = 2.0
 """Log-likelihood units per unit of z-distance in the symbol evidence."""
+SYMBOL_SHOWS = SIDE_DISTANCE
+"""RMS z-distance of a spore's core from one of its learned sides within which its symbol is
+taken to show: a meeple standing there would hide it, so no other player's meeple stands
+there however well its colour fits (a dark symbol looks like a black meeple from above)."""
 
 
 def _ring_points(name: str) -> np.ndarray:
@@ -211,7 +215,9 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     learned meeple colour fits than the best flat surface (and the chip's colour on a spore),
     capped per point at :data:`EVIDENCE_CLIP`.  On a spore of the player's own colour the chip matches the meeple,
     so the symbol decides: how much farther the core lies from the nearest learned spore side
-    than from the learned meeple.
+    than from the learned meeple.  Another player's meeple on a spore must also hide its symbol:
+    a core within :data:`SYMBOL_SHOWS` of a learned side gives it the least evidence,
+    ``-EVIDENCE_CLIP``.
     """
     pts = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
     x = lab[:, pts]
@@ -235,6 +241,10 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
             for q in range(len(PLAYERS)):
                 d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
                 symbol = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
+                if q != p and d_side < SYMBOL_SHOWS:
+                    # another player's meeple would hide the whole symbol: one still showing
+                    # rules it out, however near the meeple's look the core also lies
+                    symbol = -EVIDENCE_CLIP
                 # the spore's own colour fits its meeple anyway: the symbol alone decides; a
                 # dark or coloured symbol must not pass for another player's meeple either
                 ev[s, q] = symbol if q == p else min(ev[s, q], symbol)

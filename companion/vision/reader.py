@@ -33,6 +33,7 @@ from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, m
                                     symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
+from companion.vision.veiled import rocks_under_glare
 
 
 GLARE_ROUNDS = 5
@@ -414,6 +415,10 @@ class BoardReader:
                 break  # the same reading gives the same spot
         if not local_done:
             lab, readings = self._local_pass(lab, fix, cands, readings)
+        if any(r.kind == "rock" for r in readings):
+            seen = bgr if veil is None else to_srgb(to_linear(bgr) - veil)
+            _, white = self.balance(seen, reg)
+            readings = self._unveil_rocks(seen[:len(self._space_pts)].reshape(white.shape), white, readings)
         evidence = None
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
@@ -428,6 +433,27 @@ class BoardReader:
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
+
+    def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
+                      rows: np.ndarray | None = None) -> list[SpaceReading]:
+        """Spaces read as rocks that are the empty board under glare no fitted spot took off
+        (:func:`companion.vision.veiled.rocks_under_glare`) are read empty, as sure as the glare
+        left them (:data:`VEIL_CONFIDENCE_SCALE`).  ``seen``, ``white``: float32 (n, P, 3) camera
+        samples of the spaces of ``readings`` with any fitted glare taken off, and their white field;
+        ``rows``: int (n,) which spaces of the board these are (``None``: all, in order)."""
+        kinds = [r.kind if r.meeple is None else "" for r in readings]
+        if "rock" not in kinds:
+            return readings
+        p = self.profile
+        readings = list(readings)
+        at = list(self.geo.spaces) if rows is None else [self.geo.spaces[int(i)] for i in rows]
+        where = {h: i for i, h in enumerate(at)}
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+        near = [[where[n] for n in ((h[0] + a, h[1] + b) for a, b in steps) if n in where] for h in at]
+        for s, v in rocks_under_glare(seen, white, kinds, p.mean, p.index("board"), p.index("rock"), near):
+            level = v * float(to_linear(white[s]).mean())  # linear levels of 255
+            readings[s] = SpaceReading("empty", confidence=readings[s].confidence * float(np.exp(-level / VEIL_CONFIDENCE_SCALE)))
+        return readings
 
     def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
                  changed: int | None = None) -> Reading:
@@ -459,6 +485,7 @@ class BoardReader:
             ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
                 raw[clipped], white.reshape(-1, 3)[clipped], None if veil is None else veil[pts][clipped], p.mean, p.std, LL_FLOOR)
         new = classify(ll, cands, lab, self.profile, np.full(len(rows), -1) if self.profile.pieces is not None else None)
+        new = self._unveil_rocks(corrected[:len(pts)].reshape(white.shape), white, new, rows)
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()

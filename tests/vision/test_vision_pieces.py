@@ -268,3 +268,31 @@ def test_in_play_a_spore_under_another_colour_is_the_meeples_own(geo):
     lab = np.zeros((1, L.POINTS_PER_SPACE, 3), np.float32)
     assert reader._covered_spores(lab, readings, owner, elsewhere=["black"])[0].player == "blue"
     assert reader._covered_spores(lab, readings, owner, elsewhere=["blue", "black"])[0].player == "black"
+
+
+def test_a_dark_symbol_still_showing_on_a_spore_grows_no_other_players_meeple():
+    # measured on a meadow board: a blue spore's dark used symbol, seen from above, lies a
+    # little nearer the black meeple's learned core (z 1.15) than the learned used side (z 1.74)
+    from companion.vision import layout as L
+    from companion.vision.pieces import RING_POINTS, STAT_STD, meeple_evidence
+
+    lab = np.zeros((1, L.POINTS_PER_SPACE, 3), np.float32)
+    lab[0, :] = (45.0, 9.0, -50.0)  # the blue chip
+    core = RING_POINTS["core"]
+    lab[0, core[: len(core) * 2 // 3]] = (11.0, 4.0, -2.0)  # the dark symbol
+    lab[0, L.CAP.start:L.CAP.stop] = (11.0, 4.0, -2.0)
+    feat = symbol_features(lab)[0]
+    rings = np.repeat(feat[None], 4, axis=0)
+    spore = np.repeat(rings[:, None], 2, axis=1).copy()
+    spore[0, 0] += 6.0 * STAT_STD  # the unused blue side looks nothing like it
+    spore[0, 1, 0] += 1.74 * STAT_STD  # used side: z 1.74 in every statistic
+    meeple_rings = rings.copy()
+    meeple_rings[3, 0] += 1.15 * STAT_STD  # black meeple: z 1.15
+    meeple_rings[:3, 0] += 8.0 * STAT_STD
+    model = PieceModel(meeple_mean=np.array([[45, 9, -50], [60, 35, 55], [45, 60, 30], [11, 4, -2]], np.float32),
+                       meeple_std=np.full((4, 3), 3.0, np.float32), meeple_rings=meeple_rings, spore=spore)
+    ll = np.zeros((1, L.POINTS_PER_SPACE, 5), np.float32)
+    ll[..., 4] = -50.0  # no flat surface fits the dark symbol: colour alone says "black meeple"
+    ev = meeple_evidence(lab, ll, model, np.array([0]), np.arange(4), np.array([4]))
+    owner, _ = assign_meeples(np.vstack([ev, np.full((3, 4), -6.0)]))
+    assert ev[0, 3] < 0 and owner[0] == -1
