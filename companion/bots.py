@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from companion import economy, movegen
+from companion import economy, forest_plan, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
@@ -31,6 +31,9 @@ from companion.rules import Board, IllegalMove, check, choices_needed
 SOURCE_PULL = 0.25
 """Weight of the long-range pull toward the sources of missing cubes: measured over 30
 competitive games each, 0.25 ended more games at 10 VP than 0 or 0.5."""
+BLUEPRINT_PULL = 2.0
+"""Weight of the pull of an open path end toward the nearest empty space of the team's
+Forest Communication blueprint (7.c), per space closer than 6."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
@@ -335,6 +338,9 @@ class GreedyBot:
         reach the others (:meth:`_reach`), and the tiles still to lay (:meth:`_gap`)."""
         pos = b.pos
         nets, best_now, gap_now = self._green_nets(b)
+        bp = self._blueprint(b)
+        if bp is not None:
+            return self._follow_blueprint(b, bp, at, tile)
         s = 0.0
         for path in tile.paths:
             if path.color != "green":
@@ -374,6 +380,10 @@ class GreedyBot:
         """Cost of covering an open end of the green network closest to the trees with a side
         that is not green: that end can no longer grow toward a tree (7.c)."""
         _nets, best_now, _gap = self._green_nets(b)
+        bp = self._blueprint(b)
+        if bp is not None:
+            # A tile without green on a blueprint space: the plan has to be made again.
+            return 40.0 if at in bp.spaces and "green" not in tile.edge_color else 0.0
         ends = b.pos.cache.get("green_best_ends") or ()
         if at not in ends or best_now >= 4:
             return 0.0
@@ -421,8 +431,96 @@ class GreedyBot:
                 b.pos.cache["green_best_ends"] = frozenset(ends)
             for node in net.nodes:
                 out[node] = (k, touched, ends)
+        bp = self._blueprint(b)
+        if bp is not None:
+            # The team's plan is what rocks, payments and meeple moves keep clear of.
+            todo = frozenset(bp.todo(pos))
+            near = frozenset(n for h in todo for n in h.neighbors() if n in pos.tiles)
+            pos.cache["green_best_spaces"] = (frozenset(pos.cache.get("green_best_spaces") or ())
+                                              | frozenset(bp.spaces) | near)
+            pos.cache["green_best_ends"] = frozenset(pos.cache.get("green_best_ends") or ()) | todo
         b.pos.cache["green_nets"] = (out, best, best_gap)
         return out, best, best_gap
+
+    def _blueprint(self, b: Board) -> forest_plan.Blueprint | None:
+        """The team's Forest Communication blueprint (:mod:`companion.forest_plan`), made
+        once and made again only when one of its spaces was taken by something else or the
+        trees changed; ``None`` when no network can be laid any more (7.c)."""
+        pos = b.pos
+        if "forest_plan" in pos.cache:
+            return pos.cache["forest_plan"]
+        key = frozenset(pos.trees)
+        kept = getattr(self, "_forest", None)
+        bp = None
+        if kept is not None and kept[0] == key:
+            bp = kept[1]
+            state = self._plan_state(b)
+            if bp is not None and bp.broken(pos):
+                bp = None
+            elif bp is None and kept[2] != state:
+                kept = None
+            elif bp is not None and kept[2] != state:
+                # New tiles may offer a shorter way (a green path already down): take it
+                # only when it saves at least half a tile, so the team does not waver.
+                better = forest_plan.plan(pos, b.edition, below=bp.remaining(pos, b.edition) - 0.5)
+                if better is not None:
+                    bp = better
+                self._forest = kept = (key, bp, state)
+        if kept is None or kept[0] != key or (kept[1] is not None and bp is None):
+            bp = forest_plan.plan(pos, b.edition)
+            if bp is not None and len(bp.todo(pos)) > pos.bag + sum(len(h) for h in pos.hands.values()):
+                bp = None   # more tiles to lay than are left in the game
+            self._forest = (key, bp, self._plan_state(b))
+        pos.cache["forest_plan"] = bp
+        return bp
+
+    @staticmethod
+    def _plan_state(b: Board) -> tuple[int, int, int]:
+        """What can make an impossible blueprint possible again: tiles and rocks on the
+        board, three-way tiles left."""
+        pos = b.pos
+        return len(pos.tiles), len(pos.rocks), forest_plan.branches_available(
+            pos, b.edition, forest_plan.shapes(b.edition.bag_composition(max(2, len(pos.colors)))))
+
+    def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile) -> float:
+        """Value of a placement for the team's blueprint (7.c): its own tile on a blueprint
+        space is worth more than any cube, the most when it joins blueprint tiles already
+        down and for a three-way tile (the scarcest); another tile there breaks the plan; a
+        three-way tile off the plan wastes one the plan needs; ends facing an empty blueprint
+        space pull the team's networks toward the plan."""
+        pos = b.pos
+        if at in bp.spaces:
+            if not bp.fits(at, tile.code):
+                green = forest_plan.green_path(tile.code)
+                key = ("forest_reroute", at, green)
+                if green is None or len(green) < 2:
+                    return -40.0
+                if key not in pos.cache:
+                    pos.cache[key] = forest_plan.reroute(pos, b.edition, bp, at, tile.code) is not None
+                return 26.0 if pos.cache[key] else -40.0
+            s = 30.0 + (10.0 if at in bp.branches else 0.0)
+            s += 4.0 * sum(1 for e in bp.spaces[at] if at.neighbor(e) in pos.tiles or at.neighbor(e) in pos.trees)
+            return s
+        s = 0.0
+        green = forest_plan.green_path(tile.code)
+        if green is not None and len(green) >= 3:
+            needed = len(bp.branches - set(pos.tiles))
+            sh = forest_plan.shapes(b.edition.bag_composition(max(2, len(pos.colors))))
+            if needed and forest_plan.branches_available(pos, b.edition, sh) <= needed + 1:
+                s -= 25.0   # the plan needs the three-way tiles left
+        todo = bp.todo(pos)
+        if not todo:
+            return s
+        pull = 0.0
+        for e, color in enumerate(tile.edge_color):
+            if color is None:
+                continue
+            n = at.neighbor(e)
+            if n in bp.spaces and n not in pos.tiles:
+                pull = max(pull, 14.0 if color == "green" and opposite(e) in bp.spaces[n] else 12.0)
+            elif b.placeable(n):
+                pull = max(pull, BLUEPRINT_PULL * max(0, 6 - min(distance(n, h) for h in todo)))
+        return s + pull
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
@@ -519,6 +617,10 @@ class GreedyBot:
         """How much a tile in hand is worth keeping: a three-way green path is what Forest
         Communication (7.c) lacks most."""
         branches = sum(1 for path in tilecodes.parse(code).paths if len(path.edges) >= 3)
+        bp = pos.cache.get("forest_plan")
+        if bp is not None and any(bp.fits(h, placed) for h in bp.todo(pos)
+                                  for _k, placed in tilecodes.distinct_rotations(code)):
+            branches += 3   # a shape the team's Forest Communication blueprint still needs
         green3 = any(path.color == "green" and len(path.edges) >= 3 for path in tilecodes.parse(code).paths)
         return branches + (5 if green3 and pos.mode == "cooperative" and "forest_communication" not in pos.missions else 0)
 
@@ -639,6 +741,8 @@ class GreedyBot:
                 if close and target.card != cid and ed.cards[target.card].vp > ed.cards[cid].vp and pos.bag > 6:
                     continue   # one step from a dearer card: do not spend its network on a cheap one
                 tiles = self._payment_tiles(b, p, cid)
+                if self._spends_blueprint(b, tiles):
+                    continue
                 if tiles is not None:
                     mv["tiles"] = tiles
                 to = self._restart_space(b, mv)
@@ -670,6 +774,15 @@ class GreedyBot:
         if best is None or not best[0] and not keep:
             return None
         return [[h.q, h.r] for h in best[1]]
+
+    def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> bool:
+        """True when a payment would take a tile of the team's Forest Communication
+        blueprint (7.c) while the bag still leaves time to finish it: the card waits."""
+        pos = b.pos
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions or not tiles or pos.bag <= 4:
+            return False
+        bp = self._blueprint(b)
+        return bp is not None and any(Hex(*h) in bp.spaces for h in tiles)
 
     def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
         """Where to put the spore after a purchase (6: "at any starting point (it can be the
