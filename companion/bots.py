@@ -7,9 +7,9 @@
   evaluation: it targets the card closest to affordable per victory point, grows that
   card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
-  and in cooperative play grows one green network toward all four trees (Forest
-  Communication: trees touched, open ends left, tiles still to lay) and pays for cards with
-  tiles off that network.  No lookahead beyond the turn and no rollouts.  Self-play
+  and in cooperative play lays the team's Forest Communication blueprint (one green network
+  joining all four trees, planned once by :mod:`companion.forest_plan`) and pays for cards
+  with tiles off it.  No lookahead beyond the turn and no rollouts.  Self-play
   figures: ``bench/rules.py``.
 
 A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`check`).
@@ -31,9 +31,16 @@ from companion.rules import Board, IllegalMove, check, choices_needed
 SOURCE_PULL = 0.25
 """Weight of the long-range pull toward the sources of missing cubes: measured over 30
 competitive games each, 0.25 ended more games at 10 VP than 0 or 0.5."""
-BLUEPRINT_PULL = 2.0
+BLUEPRINT_PULL = 3.0
 """Weight of the pull of an open path end toward the nearest empty space of the team's
 Forest Communication blueprint (7.c), per space closer than 6."""
+BLUEPRINT_TILE = 50.0
+"""Score from which a placement is a tile of the team's Forest Communication blueprint: no
+rock is put down instead."""
+REROUTE_VALUE = {"progress": 50.0, "contact": 20.0}
+"""Value of a tile on a blueprint space that is not the blueprint's own but leaves a plan
+as short as the blueprint's tile would (progress) or no longer than before (contact: the
+team's network meets the plan where no hand held the planned shape)."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
@@ -383,7 +390,7 @@ class GreedyBot:
         bp = self._blueprint(b)
         if bp is not None:
             # A tile without green on a blueprint space: the plan has to be made again.
-            return 40.0 if at in bp.spaces and "green" not in tile.edge_color else 0.0
+            return 80.0 if at in bp.spaces and "green" not in tile.edge_color else 0.0
         ends = b.pos.cache.get("green_best_ends") or ()
         if at not in ends or best_now >= 4:
             return 0.0
@@ -444,43 +451,42 @@ class GreedyBot:
 
     def _blueprint(self, b: Board) -> forest_plan.Blueprint | None:
         """The team's Forest Communication blueprint (:mod:`companion.forest_plan`), made
-        once and made again only when one of its spaces was taken by something else or the
-        trees changed; ``None`` when no network can be laid any more (7.c)."""
+        once and kept: made again when one of its spaces was taken by something else, or
+        replaced when the tiles now down offer a way at least half a tile shorter; ``None``
+        when no network can be laid any more (7.c).  Memoised per board state, so trial
+        positions (after each possible move) cost nothing more."""
         pos = b.pos
         if "forest_plan" in pos.cache:
             return pos.cache["forest_plan"]
-        key = frozenset(pos.trees)
-        kept = getattr(self, "_forest", None)
-        bp = None
-        if kept is not None and kept[0] == key:
-            bp = kept[1]
-            state = self._plan_state(b)
-            if bp is not None and bp.broken(pos):
-                bp = None
-            elif bp is None and kept[2] != state:
-                kept = None
-            elif bp is not None and kept[2] != state:
-                # New tiles may offer a shorter way (a green path already down): take it
-                # only when it saves at least half a tile, so the team does not waver.
-                better = forest_plan.plan(pos, b.edition, below=bp.remaining(pos, b.edition) - 0.5)
-                if better is not None:
-                    bp = better
-                self._forest = kept = (key, bp, state)
-        if kept is None or kept[0] != key or (kept[1] is not None and bp is None):
-            bp = forest_plan.plan(pos, b.edition)
+        sig = self._plan_state(b)
+        memo = self.__dict__.setdefault("_forest_memo", {})
+        if sig in memo:
+            bp = memo[sig]
+        else:
+            kept = getattr(self, "_forest", None)
+            if kept is not None and kept[0] == sig[0] and kept[1] is not None and not kept[1].broken(pos):
+                bp = forest_plan.plan(pos, b.edition, below=kept[1].remaining(pos, b.edition) - 0.5) or kept[1]
+            else:
+                bp = forest_plan.plan(pos, b.edition)
             if bp is not None and len(bp.todo(pos)) > pos.bag + sum(len(h) for h in pos.hands.values()):
                 bp = None   # more tiles to lay than are left in the game
-            self._forest = (key, bp, self._plan_state(b))
+            if len(memo) > 512:
+                memo.clear()
+            memo[sig] = bp
+        if bp is not None:
+            self._forest = (sig[0], bp)
         pos.cache["forest_plan"] = bp
         return bp
 
     @staticmethod
-    def _plan_state(b: Board) -> tuple[int, int, int]:
-        """What can make an impossible blueprint possible again: tiles and rocks on the
-        board, three-way tiles left."""
+    def _plan_state(b: Board) -> tuple:
+        """What a blueprint depends on: trees, tiles, rocks and spores on the board, and the
+        three-way tiles left."""
         pos = b.pos
-        return len(pos.tiles), len(pos.rocks), forest_plan.branches_available(
-            pos, b.edition, forest_plan.shapes(b.edition.bag_composition(max(2, len(pos.colors)))))
+        sh = forest_plan.bag_shapes(b.edition, len(pos.colors))
+        return (frozenset(pos.trees), frozenset(pos.tiles.items()), frozenset(pos.rocks),
+                frozenset(s.at for s in pos.spores.values() if s is not None),
+                forest_plan.branches_available(pos, b.edition, sh))
 
     def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile) -> float:
         """Value of a placement for the team's blueprint (7.c): its own tile on a blueprint
@@ -494,20 +500,20 @@ class GreedyBot:
                 green = forest_plan.green_path(tile.code)
                 key = ("forest_reroute", at, green)
                 if green is None or len(green) < 2:
-                    return -40.0
+                    return -80.0
                 if key not in pos.cache:
-                    pos.cache[key] = forest_plan.reroute(pos, b.edition, bp, at, tile.code) is not None
-                return 26.0 if pos.cache[key] else -40.0
-            s = 30.0 + (10.0 if at in bp.branches else 0.0)
+                    pos.cache[key] = forest_plan.reroute(pos, b.edition, bp, at, tile.code)
+                return REROUTE_VALUE.get(pos.cache[key], -80.0)
+            s = 60.0 + (20.0 if at in bp.branches else 0.0)
             s += 4.0 * sum(1 for e in bp.spaces[at] if at.neighbor(e) in pos.tiles or at.neighbor(e) in pos.trees)
             return s
         s = 0.0
         green = forest_plan.green_path(tile.code)
         if green is not None and len(green) >= 3:
             needed = len(bp.branches - set(pos.tiles))
-            sh = forest_plan.shapes(b.edition.bag_composition(max(2, len(pos.colors))))
-            if needed and forest_plan.branches_available(pos, b.edition, sh) <= needed + 1:
-                s -= 25.0   # the plan needs the three-way tiles left
+            sh = forest_plan.bag_shapes(b.edition, len(pos.colors))
+            if needed and forest_plan.branches_available(pos, b.edition, sh) <= needed + 2:
+                s -= 40.0   # the plan needs the three-way tiles left
         todo = bp.todo(pos)
         if not todo:
             return s
@@ -517,7 +523,7 @@ class GreedyBot:
                 continue
             n = at.neighbor(e)
             if n in bp.spaces and n not in pos.tiles:
-                pull = max(pull, 14.0 if color == "green" and opposite(e) in bp.spaces[n] else 12.0)
+                pull = max(pull, BLUEPRINT_PULL * (7 if color == "green" and opposite(e) in bp.spaces[n] else 6))
             elif b.placeable(n):
                 pull = max(pull, BLUEPRINT_PULL * max(0, 6 - min(distance(n, h) for h in todo)))
         return s + pull
@@ -600,7 +606,7 @@ class GreedyBot:
         # A rock cannot be discarded (4.a.3) and holding one leaves two tiles to choose from:
         # put it down as soon as a spot costs little, at once when a second one clogs the hand.
         rocks = pos.hands[p].count(tilecodes.ROCK)
-        if rock is not None and (best is None or rock[0] >= best_score or best_score < 4
+        if rock is not None and (pos.mode != "cooperative" or best_score < BLUEPRINT_TILE) and (best is None or rock[0] >= best_score or best_score < 4
                                  or (rock[0] >= -1.5 and (rocks >= 2 or best_score < 9))):
             return rock[1]
         if first is not None:
@@ -659,6 +665,9 @@ class GreedyBot:
             self._green_nets(b)
             fc_net = pos.cache.get("green_best_spaces") or frozenset()
             fc_ends = pos.cache.get("green_best_ends") or frozenset()
+            bp = self._blueprint(b)
+            if bp is not None:   # never a rock on the team's blueprint (7.c) while elsewhere will do
+                spots = [mv for mv in spots if Hex(*mv["at"]) not in bp.spaces] or spots
         best = None
         for mv in spots:
             at = Hex(*mv["at"])
@@ -776,13 +785,21 @@ class GreedyBot:
         return [[h.q, h.r] for h in best[1]]
 
     def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> bool:
-        """True when a payment would take a tile of the team's Forest Communication
-        blueprint (7.c) while the bag still leaves time to finish it: the card waits."""
+        """True when a purchase would set the team's Forest Communication blueprint (7.c)
+        back while the bag still leaves time to finish it: its payment takes a blueprint
+        tile, or the buyer's network touches an empty blueprint space.  The card waits."""
         pos = b.pos
-        if pos.mode != "cooperative" or "forest_communication" in pos.missions or not tiles or pos.bag <= 4:
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions or pos.bag <= 4:
             return False
         bp = self._blueprint(b)
-        return bp is not None and any(Hex(*h) in bp.spaces for h in tiles)
+        if bp is None:
+            return False
+        if any(Hex(*h) in bp.spaces for h in tiles or ()):
+            return True
+        # A buyer whose network touches an empty blueprint space would restart on the rim
+        # (6), far from it: they stay to lay it while the bag lasts.
+        todo = set(bp.todo(pos))
+        return pos.bag > 6 and bool(todo & set(b.frontier(pos.active)))
 
     def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
         """Where to put the spore after a purchase (6: "at any starting point (it can be the

@@ -87,6 +87,19 @@ def shapes(codes: Iterable[str]) -> Shapes:
     return Shapes(frozenset(turns), frozenset(branches), frozenset(branch_codes))
 
 
+_BAG_SHAPES: dict[tuple[int, int], tuple[Edition, Shapes]] = {}
+
+
+def bag_shapes(edition: Edition, players: int) -> Shapes:
+    """:func:`shapes` of the bag for ``players`` players (2 at least), computed once per
+    edition object."""
+    key = (id(edition), max(2, players))
+    got = _BAG_SHAPES.get(key)
+    if got is None or got[0] is not edition:
+        got = _BAG_SHAPES[key] = (edition, shapes(edition.bag_composition(max(2, players))))
+    return got[1]
+
+
 @dataclass
 class Blueprint:
     """The green network the team lays for Forest Communication.
@@ -247,7 +260,7 @@ def plan(pos: Position, edition: Edition, sh: Shapes | None = None, max_tries: i
     if len(trees) < 2:
         return None
     if sh is None:
-        sh = shapes(edition.bag_composition(max(2, len(pos.colors))))
+        sh = bag_shapes(edition, len(pos.colors))
     if not sh.branches or not sh.turns:
         return None
     grid = _Grid(pos, edition, sh)
@@ -383,13 +396,16 @@ def _edges_at(pos: Position, h: Hex, entry: int, exit_edge: int) -> frozenset[in
     return green_path(code) if code is not None else frozenset((entry, exit_edge))
 
 
-def reroute(pos: Position, edition: Edition, bp: Blueprint, at: Hex, placed_code: str) -> Blueprint | None:
-    """A blueprint through ``placed_code`` on the blueprint space ``at`` (a tile whose green
-    path differs from the plan's) that leaves as few tiles to place as the plan's own tile
-    would; ``None`` when there is none.  Lets a hand without the planned shape still make
-    progress."""
+def reroute(pos: Position, edition: Edition, bp: Blueprint, at: Hex, placed_code: str) -> str | None:
+    """Whether ``placed_code`` on the blueprint space ``at`` (a tile whose green path differs
+    from the plan's) still leaves a plan: ``"progress"`` when it leaves as few tiles to place
+    as the plan's own tile would, ``"contact"`` when no more than before it, else ``None``.
+    Lets a hand without the planned shape still join the team's network to the plan."""
     trial = pos.copy()
     trial.tiles[at] = placed_code
     trial.cache.clear()
-    target = bp.remaining(pos, edition) - space_cost(edition, at) + 1e-6
-    return plan(trial, edition, below=target, max_tries=6)
+    left = bp.remaining(pos, edition)
+    got = plan(trial, edition, below=left + 1e-6, max_tries=6)
+    if got is None:
+        return None
+    return "progress" if got.cost <= left - space_cost(edition, at) + 1e-6 else "contact"
