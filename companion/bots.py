@@ -460,7 +460,7 @@ class GreedyBot:
             return pos.cache["forest_plan"]
         sig = self._plan_state(b)
         memo = self.__dict__.setdefault("_forest_memo", {})
-        if sig in memo:
+        if sig in memo and (memo[sig] is None or not memo[sig].broken(pos)):
             bp = memo[sig]
         else:
             kept = getattr(self, "_forest", None)
@@ -480,12 +480,13 @@ class GreedyBot:
 
     @staticmethod
     def _plan_state(b: Board) -> tuple:
-        """What a blueprint depends on: trees, tiles, rocks and spores on the board, and the
-        three-way tiles left."""
+        """What a blueprint depends on: trees, tiles and rocks on the board, and the three-way
+        tiles left."""
         pos = b.pos
         sh = forest_plan.bag_shapes(b.edition, len(pos.colors))
+        # Spores are left out: trial positions differ by the spore alone, and a spore on a
+        # planned space shows as a broken plan.
         return (frozenset(pos.trees), frozenset(pos.tiles.items()), frozenset(pos.rocks),
-                frozenset(s.at for s in pos.spores.values() if s is not None),
                 forest_plan.branches_available(pos, b.edition, sh))
 
     def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile) -> float:

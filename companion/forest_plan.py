@@ -107,7 +107,8 @@ class Blueprint:
     ``spaces``: space -> green edges its tile must carry (a placed tile fits when its green
     path has exactly these edges); ``branches``: the spaces needing a three-ended path;
     ``done``: spaces already holding a fitting tile when planned; ``cost``: tiles still to
-    place when planned.
+    place when planned, each counted 1 (:data:`OUTER_RING_COST` more on the outermost
+    ring).
     """
 
     spaces: dict[Hex, frozenset[int]]
@@ -265,6 +266,9 @@ def plan(pos: Position, edition: Edition, sh: Shapes | None = None, max_tries: i
         return None
     grid = _Grid(pos, edition, sh)
     have = branches_available(pos, edition, sh)
+    placed = sum(1 for code in pos.tiles.values() if len(green_path(code) or ()) >= 3)
+    if have + placed < 2:
+        return None   # fewer than two three-way paths left for the whole game
 
     # Arm costs from every tree, searched from the tree: arms read the same both ways (the
     # turns a bag allows come in mirror pairs), so the cost of an arm from a branch end
@@ -272,7 +276,7 @@ def plan(pos: Position, edition: Edition, sh: Shapes | None = None, max_tries: i
     tree_cost: dict[tuple[Hex, int], dict[Hex, float]] = {}
     for t in trees:
         for f in range(6):
-            dist, _ = grid.arms(t, f)
+            dist, _ = grid.arms(t, f, limit=below)
             for state, d in dist.items():
                 row = tree_cost.setdefault(state, {})
                 if d < row.get(t, float("inf")):
