@@ -489,12 +489,27 @@ class GreedyBot:
         return (frozenset(pos.trees), frozenset(pos.tiles.items()), frozenset(pos.rocks),
                 forest_plan.branches_available(pos, b.edition, sh))
 
+    def _near_blueprint(self, b: Board, p: str) -> bool:
+        """True when ``p``'s meeple stands on, or can walk to, a tile of the team's Forest
+        Communication blueprint (7.c) or one next to its empty spaces: waiting there (a
+        teammate's meeple may be in the way this turn) beats starting over on the rim."""
+        pos = b.pos
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
+            return False
+        bp = self._blueprint(b)
+        if bp is None:
+            return False
+        near = {n for h in bp.todo(pos) for n in h.neighbors() if n in pos.tiles} | {
+            h for h in bp.spaces if h in pos.tiles}
+        return pos.meeples.get(p) in near or any(Hex(*mv["to"]) in near for mv in movegen.meeple_moves(b, p))
+
     def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile) -> float:
         """Value of a placement for the team's blueprint (7.c): its own tile on a blueprint
         space is worth more than any cube, the most when it joins blueprint tiles already
         down and for a three-way tile (the scarcest); another tile there breaks the plan; a
-        three-way tile off the plan wastes one the plan needs; ends facing an empty blueprint
-        space pull the team's networks toward the plan."""
+        three-way tile off the plan wastes one the plan needs, and a tile of a shape an empty
+        blueprint space needs is better kept for it; ends facing an empty blueprint space pull
+        the team's networks toward the plan."""
         pos = b.pos
         if at in bp.spaces:
             if not bp.fits(at, tile.code):
@@ -518,6 +533,11 @@ class GreedyBot:
         todo = bp.todo(pos)
         if not todo:
             return s
+        key = ("forest_fits", tile.code)
+        if key not in pos.cache:
+            pos.cache[key] = any(bp.fits(h, placed) for h in todo for _k, placed in tilecodes.distinct_rotations(tile.code))
+        if pos.cache[key]:
+            s -= 20.0   # a shape the plan still needs: keep it for its space
         pull = 0.0
         for e, color in enumerate(tile.edge_color):
             if color is None:
@@ -704,6 +724,8 @@ class GreedyBot:
         if spore is None or spore.used or spore.at is None:
             return None
         if movegen.placements(b, p) or movegen.rock_spots(b, p):
+            return None
+        if self._near_blueprint(b, p):
             return None
         # Nothing placeable from here: start over from a better starting space.
         to = self.start_space(b, p, exclude=spore.at)

@@ -11,6 +11,7 @@ from companion import tiles as tilecodes
 from companion.economy import trees_on_one_green_network
 from companion.edition import load_edition
 from companion.game import Game
+from companion.hexgrid import Hex
 from companion.networks import MyceliumGraph
 from companion.selfplay import BotTable
 from tests.builders import make_position
@@ -92,36 +93,50 @@ def test_without_two_three_way_tiles_left_there_is_no_plan():
     assert forest_plan.plan(pos, ED) is None
 
 
-def test_cooperative_bots_complete_forest_communication_from_a_mid_game_position():
-    # The easy blueprint with both three-way tiles and all but two arm tiles down; blue holds
-    # the two missing shapes (rotations its own) and stands on the network.  Within four
-    # turns the team connects all four trees (7.c).
+def _shape_for(edges) -> str:
+    """A placeholder tile type carrying a green path of this shape (any rotation)."""
+    edges = sorted(edges)
+    if len(edges) == 3:
+        return "G024.P1"
+    return "P03.Y12.G45" if (edges[1] - edges[0]) in (1, 5) else "G03.P12.Y45"
+
+
+def _mid_game(missing_count: int):
+    """The easy blueprint laid but for ``missing_count`` spaces (a three-way one among them),
+    on real tiles; both meeples stand on it and the two hands hold the missing shapes beside
+    tiles that could degrade the wood substrates around instead."""
     pos = _empty("easy", hands={"blue": [], "orange": []})
     bp = forest_plan.plan(pos, ED)
-    arms = sorted(h for h in bp.spaces if h not in bp.branches)
-    missing = arms[:2]
     start = _lay(pos, bp)
-    hand = []
+    for h in start.tiles:
+        g = sorted(bp.spaces[h])
+        free = [e for e in range(6) if e not in g]
+        start.tiles[h] = "P" + str(free[0]) + ".G" + "".join(map(str, g))
+    branch = sorted(bp.branches)[0]
+    arms = sorted((h for h in bp.spaces if h not in bp.branches), key=lambda h: -sum(n in bp.spaces for n in h.neighbors()))
+    missing = [branch] + [h for h in arms if h != branch][: missing_count - 1]
     for h in missing:
         del start.tiles[h]
-        edges = sorted(bp.spaces[h])
-        shape = "P03.Y12.G45" if (edges[1] - edges[0]) in (1, 5) else "G03.P12.Y45"
-        hand.append(shape)
-    # Real tile codes on the board (pink spur on a free edge) so the meeple has a network.
-    for h in list(start.tiles):
-        if h in bp.spaces:
-            g = sorted(bp.spaces[h])
-            free = [e for e in range(6) if e not in g]
-            start.tiles[h] = "P" + str(free[0]) + ".G" + "".join(map(str, g))
+    shapes = [_shape_for(bp.spaces[h]) for h in missing]
     on = next(h for h in bp.spaces if h in start.tiles and any(n in missing for n in h.neighbors()))
-    start.meeples = {"blue": on, "orange": start.meeples["orange"]}
-    start.hands = {"blue": hand + ["P0.Y2.G4"], "orange": ["P0.Y4.G2", "P0.Y2.G4", "P03.G2"]}
+    other = next(h for h in sorted(bp.spaces) if h in start.tiles and h != on)
+    start.meeples = {"blue": on, "orange": other}
+    start.hands = {"blue": shapes[:2] + ["P03.Y1.G4"], "orange": (shapes[2:] + ["P0.Y4.G2", "P0.Y2.G4", "P03.G2"])[:3]}
+    start.substrates = {h: "wood" for h in (Hex(-2, 1), Hex(3, -2), Hex(-1, -1)) if h not in start.tiles}
     start.bag_tiles = Counter({tilecodes.canonical("P03.G2"): 10})
     start.bag = 10
     start.cache.clear()
+    return start, bp
+
+
+def test_cooperative_bots_complete_forest_communication_from_a_mid_game_position():
+    # The easy blueprint with one three-way tile and two arm tiles still to lay, the missing
+    # shapes in the players' hands beside tiles that would earn cubes elsewhere: within six
+    # turns the team connects all four trees (7.c) and gets the reward.
+    start, _bp = _mid_game(3)
     assert trees_on_one_green_network(start, MyceliumGraph(start))[0] < 4
     table = BotTable.from_game(Game(start, edition=ED), seed=3, check_invariants=False, bot="greedy")
-    for _ in range(4):
+    for _ in range(6):
         if "forest_communication" in table.position.missions or table.position.result:
             break
         table.play_turn()
