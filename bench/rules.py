@@ -80,6 +80,18 @@ def bot_figures(games: int, seed: int, modes: list[str] | None = None) -> None:
             p.color == "green" and len(p.edges) >= 3 for p in tilecodes.parse(code).paths)))
     print(f"  tiles with a branching green path in the 2/3/4-player bag: {'/'.join(map(str, counts))} "
           f"(Forest Communication needs at least 2 of them placed on one network)")
+    # The smallest network over the bag's exact shapes (companion.forest_plan), per tree layout.
+    from companion import forest_plan
+    from companion.position import Player, Position
+    sizes = []
+    for difficulty in ("easy", "medium", "hard"):
+        empty = Position(players=[Player("blue"), Player("orange")], active="blue", mode="cooperative",
+                         difficulty=difficulty, trees={at: [None] * 4 for _tid, at in ed.trees(difficulty)},
+                         hands={"blue": [], "orange": []})
+        t0 = time.perf_counter()
+        bp = forest_plan.plan(empty, ed)
+        sizes.append(f"{difficulty} {len(bp.spaces) if bp else '-'} tiles ({(time.perf_counter() - t0) * 1000:.0f} ms)")
+    print(f"  smallest Forest Communication network on an empty board (2-player bag): {', '.join(sizes)}")
 
 
 def main() -> None:

@@ -7,13 +7,13 @@
   evaluation: it targets the card closest to affordable per victory point, grows that
   card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
-  and in cooperative play grows one green network toward all four trees (Forest
-  Communication: trees touched, open ends left, tiles still to lay) and pays for cards with
-  tiles off that network.  In competitive and team play a card whose colour the network
-  under the meeple can no longer grow in counts as a new network, the spore restarts after a
-  purchase where what is left of a network starts the next card, and in team play each member
-  also gathers their share of the teammate's card (9.c).  No lookahead beyond the turn and no
-  rollouts.  Self-play figures: ``bench/rules.py``.
+  and in cooperative play lays the team's Forest Communication blueprint (one green network
+  joining all four trees, planned once by :mod:`companion.forest_plan`) and pays for cards
+  with tiles off it.  In competitive and team play a card whose colour the network under
+  the meeple can no longer grow in counts as a new network, the spore restarts after a
+  purchase where what is left of a network starts the next card, and in team play each
+  member also gathers their share of the teammate's card (9.c).  No lookahead beyond the
+  turn and no rollouts.  Self-play figures: ``bench/rules.py``.
 
 A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`check`).
 """
@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from companion import economy, movegen
+from companion import economy, forest_plan, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
@@ -37,6 +37,16 @@ competitive games each, 0.25 ended more games at 10 VP than 0 or 0.5."""
 REUSE_WEIGHT = 8.0
 """Weight of the next card's cost (turns per VP) when choosing where the spore restarts after
 a purchase."""
+BLUEPRINT_PULL = 3.0
+"""Weight of the pull of an open path end toward the nearest empty space of the team's
+Forest Communication blueprint (7.c), per space closer than 6."""
+BLUEPRINT_TILE = 50.0
+"""Score from which a placement is a tile of the team's Forest Communication blueprint: no
+rock is put down instead."""
+REROUTE_VALUE = {"progress": 50.0, "contact": 20.0}
+"""Value of a tile on a blueprint space that is not the blueprint's own but leaves a plan
+as short as the blueprint's tile would (progress) or no longer than before (contact: the
+team's network meets the plan where no hand held the planned shape)."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
@@ -372,6 +382,9 @@ class GreedyBot:
         reach the others (:meth:`_reach`), and the tiles still to lay (:meth:`_gap`)."""
         pos = b.pos
         nets, best_now, gap_now = self._green_nets(b)
+        bp = self._blueprint(b)
+        if bp is not None:
+            return self._follow_blueprint(b, bp, at, tile)
         s = 0.0
         for path in tile.paths:
             if path.color != "green":
@@ -411,6 +424,10 @@ class GreedyBot:
         """Cost of covering an open end of the green network closest to the trees with a side
         that is not green: that end can no longer grow toward a tree (7.c)."""
         _nets, best_now, _gap = self._green_nets(b)
+        bp = self._blueprint(b)
+        if bp is not None:
+            # A tile without green on a blueprint space: the plan has to be made again.
+            return 80.0 if at in bp.spaces and "green" not in tile.edge_color else 0.0
         ends = b.pos.cache.get("green_best_ends") or ()
         if at not in ends or best_now >= 4:
             return 0.0
@@ -458,8 +475,116 @@ class GreedyBot:
                 b.pos.cache["green_best_ends"] = frozenset(ends)
             for node in net.nodes:
                 out[node] = (k, touched, ends)
+        bp = self._blueprint(b)
+        if bp is not None:
+            # The team's plan is what rocks, payments and meeple moves keep clear of.
+            todo = frozenset(bp.todo(pos))
+            near = frozenset(n for h in todo for n in h.neighbors() if n in pos.tiles)
+            pos.cache["green_best_spaces"] = (frozenset(pos.cache.get("green_best_spaces") or ())
+                                              | frozenset(bp.spaces) | near)
+            pos.cache["green_best_ends"] = frozenset(pos.cache.get("green_best_ends") or ()) | todo
         b.pos.cache["green_nets"] = (out, best, best_gap)
         return out, best, best_gap
+
+    def _blueprint(self, b: Board) -> forest_plan.Blueprint | None:
+        """The team's Forest Communication blueprint (:mod:`companion.forest_plan`), made
+        once and kept: made again when one of its spaces was taken by something else, or
+        replaced when the tiles now down offer a way at least half a tile shorter; ``None``
+        when no network can be laid any more (7.c).  Memoised per board state, so trial
+        positions (after each possible move) cost nothing more."""
+        pos = b.pos
+        if "forest_plan" in pos.cache:
+            return pos.cache["forest_plan"]
+        sig = self._plan_state(b)
+        memo = self.__dict__.setdefault("_forest_memo", {})
+        if sig in memo and (memo[sig] is None or not memo[sig].broken(pos)):
+            bp = memo[sig]
+        else:
+            kept = getattr(self, "_forest", None)
+            if kept is not None and kept[0] == sig[0] and kept[1] is not None and not kept[1].broken(pos):
+                bp = forest_plan.plan(pos, b.edition, below=kept[1].remaining(pos, b.edition) - 0.5) or kept[1]
+            else:
+                bp = forest_plan.plan(pos, b.edition)
+            if bp is not None and len(bp.todo(pos)) > pos.bag + sum(len(h) for h in pos.hands.values()):
+                bp = None   # more tiles to lay than are left in the game
+            if len(memo) > 512:
+                memo.clear()
+            memo[sig] = bp
+        if bp is not None:
+            self._forest = (sig[0], bp)
+        pos.cache["forest_plan"] = bp
+        return bp
+
+    @staticmethod
+    def _plan_state(b: Board) -> tuple:
+        """What a blueprint depends on: trees, tiles and rocks on the board, and the three-way
+        tiles left."""
+        pos = b.pos
+        sh = forest_plan.bag_shapes(b.edition, len(pos.colors))
+        # Spores are left out: trial positions differ by the spore alone, and a spore on a
+        # planned space shows as a broken plan.
+        return (frozenset(pos.trees), frozenset(pos.tiles.items()), frozenset(pos.rocks),
+                forest_plan.branches_available(pos, b.edition, sh))
+
+    def _near_blueprint(self, b: Board, p: str) -> bool:
+        """True when ``p``'s meeple stands on, or can walk to, a tile of the team's Forest
+        Communication blueprint (7.c) or one next to its empty spaces: waiting there (a
+        teammate's meeple may be in the way this turn) beats starting over on the rim."""
+        pos = b.pos
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
+            return False
+        bp = self._blueprint(b)
+        if bp is None:
+            return False
+        near = {n for h in bp.todo(pos) for n in h.neighbors() if n in pos.tiles} | {
+            h for h in bp.spaces if h in pos.tiles}
+        return pos.meeples.get(p) in near or any(Hex(*mv["to"]) in near for mv in movegen.meeple_moves(b, p))
+
+    def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile) -> float:
+        """Value of a placement for the team's blueprint (7.c): its own tile on a blueprint
+        space is worth more than any cube, the most when it joins blueprint tiles already
+        down and for a three-way tile (the scarcest); another tile there breaks the plan; a
+        three-way tile off the plan wastes one the plan needs, and a tile of a shape an empty
+        blueprint space needs is better kept for it; ends facing an empty blueprint space pull
+        the team's networks toward the plan."""
+        pos = b.pos
+        if at in bp.spaces:
+            if not bp.fits(at, tile.code):
+                green = forest_plan.green_path(tile.code)
+                key = ("forest_reroute", at, green)
+                if green is None or len(green) < 2:
+                    return -80.0
+                if key not in pos.cache:
+                    pos.cache[key] = forest_plan.reroute(pos, b.edition, bp, at, tile.code)
+                return REROUTE_VALUE.get(pos.cache[key], -80.0)
+            s = 60.0 + (20.0 if at in bp.branches else 0.0)
+            s += 4.0 * sum(1 for e in bp.spaces[at] if at.neighbor(e) in pos.tiles or at.neighbor(e) in pos.trees)
+            return s
+        s = 0.0
+        green = forest_plan.green_path(tile.code)
+        if green is not None and len(green) >= 3:
+            needed = len(bp.branches - set(pos.tiles))
+            sh = forest_plan.bag_shapes(b.edition, len(pos.colors))
+            if needed and forest_plan.branches_available(pos, b.edition, sh) <= needed + 2:
+                s -= 40.0   # the plan needs the three-way tiles left
+        todo = bp.todo(pos)
+        if not todo:
+            return s
+        key = ("forest_fits", tile.code)
+        if key not in pos.cache:
+            pos.cache[key] = any(bp.fits(h, placed) for h in todo for _k, placed in tilecodes.distinct_rotations(tile.code))
+        if pos.cache[key]:
+            s -= 20.0   # a shape the plan still needs: keep it for its space
+        pull = 0.0
+        for e, color in enumerate(tile.edge_color):
+            if color is None:
+                continue
+            n = at.neighbor(e)
+            if n in bp.spaces and n not in pos.tiles:
+                pull = max(pull, BLUEPRINT_PULL * (7 if color == "green" and opposite(e) in bp.spaces[n] else 6))
+            elif b.placeable(n):
+                pull = max(pull, BLUEPRINT_PULL * max(0, 6 - min(distance(n, h) for h in todo)))
+        return s + pull
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
@@ -541,7 +666,7 @@ class GreedyBot:
         # A rock cannot be discarded (4.a.3) and holding one leaves two tiles to choose from:
         # put it down as soon as a spot costs little, at once when a second one clogs the hand.
         rocks = pos.hands[p].count(tilecodes.ROCK)
-        if rock is not None and (best is None or rock[0] >= best_score or best_score < 4
+        if rock is not None and (pos.mode != "cooperative" or best_score < BLUEPRINT_TILE) and (best is None or rock[0] >= best_score or best_score < 4
                                  or (rock[0] >= -1.5 and (rocks >= 2 or best_score < 9))):
             return rock[1]
         if first is not None:
@@ -558,6 +683,10 @@ class GreedyBot:
         """How much a tile in hand is worth keeping: a three-way green path is what Forest
         Communication (7.c) lacks most."""
         branches = sum(1 for path in tilecodes.parse(code).paths if len(path.edges) >= 3)
+        bp = pos.cache.get("forest_plan")
+        if bp is not None and any(bp.fits(h, placed) for h in bp.todo(pos)
+                                  for _k, placed in tilecodes.distinct_rotations(code)):
+            branches += 3   # a shape the team's Forest Communication blueprint still needs
         green3 = any(path.color == "green" and len(path.edges) >= 3 for path in tilecodes.parse(code).paths)
         return branches + (5 if green3 and pos.mode == "cooperative" and "forest_communication" not in pos.missions else 0)
 
@@ -596,6 +725,9 @@ class GreedyBot:
             self._green_nets(b)
             fc_net = pos.cache.get("green_best_spaces") or frozenset()
             fc_ends = pos.cache.get("green_best_ends") or frozenset()
+            bp = self._blueprint(b)
+            if bp is not None:   # never a rock on the team's blueprint (7.c) while elsewhere will do
+                spots = [mv for mv in spots if Hex(*mv["at"]) not in bp.spaces] or spots
         best = None
         for mv in spots:
             at = Hex(*mv["at"])
@@ -631,6 +763,8 @@ class GreedyBot:
         if spore is None or spore.used or spore.at is None:
             return None
         if movegen.placements(b, p) or movegen.rock_spots(b, p):
+            return None
+        if self._near_blueprint(b, p):
             return None
         # Nothing placeable from here: start over from a better starting space.
         to = self.start_space(b, p, exclude=spore.at)
@@ -678,6 +812,8 @@ class GreedyBot:
                 if close and target.card != cid and ed.cards[target.card].vp > ed.cards[cid].vp and pos.bag > 6:
                     continue   # one step from a dearer card: do not spend its network on a cheap one
                 tiles = self._payment_tiles(b, p, cid)
+                if self._spends_blueprint(b, tiles):
+                    continue
                 if tiles is not None:
                     mv["tiles"] = tiles
                 to = self._restart_space(b, mv)
@@ -709,6 +845,23 @@ class GreedyBot:
         if best is None or not best[0] and not keep:
             return None
         return [[h.q, h.r] for h in best[1]]
+
+    def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> bool:
+        """True when a purchase would set the team's Forest Communication blueprint (7.c)
+        back while the bag still leaves time to finish it: its payment takes a blueprint
+        tile, or the buyer's network touches an empty blueprint space.  The card waits."""
+        pos = b.pos
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions or pos.bag <= 4:
+            return False
+        bp = self._blueprint(b)
+        if bp is None:
+            return False
+        if any(Hex(*h) in bp.spaces for h in tiles or ()):
+            return True
+        # A buyer whose network touches an empty blueprint space would restart on the rim
+        # (6), far from it: they stay to lay it while the bag lasts.
+        todo = set(bp.todo(pos))
+        return pos.bag > 6 and bool(todo & set(b.frontier(pos.active)))
 
     def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
         """Where to put the spore after a purchase (6: "at any starting point (it can be the
