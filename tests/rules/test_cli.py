@@ -84,12 +84,12 @@ def test_selfplay_summary(mode):
 
 def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     db = tmp_path / "demo.sqlite3"
-    r = run("demo", "--fast", "--no-web", "--seed", "2", "--db", str(db))
+    r = run("demo", "--fast", "--no-web", "--db", str(db))   # the default game, as `make demo` plays it
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout.strip().splitlines()[-1])
     assert summary["result"]["reason"] and summary["events"] > 50
-    # The simulated players buy mushroom cards (6) and the summary says how the game ended (8).
-    assert summary["cards_bought"] >= 1 and summary["ended"] in ("victory", "bag_empty")
+    # The simulated players buy mushroom cards (6) and a player wins before the bag is empty (8).
+    assert summary["cards_bought"] >= 1 and summary["ended"] == "victory", summary["result"]
     out = tmp_path / "game.json"
     r = run("export", "--db", str(db), "--out", str(out))
     exported = json.loads(out.read_text())
