@@ -356,8 +356,11 @@ def test_serve_creates_the_log_folder_and_offers_no_single_player(tmp_path):
     r = cli("serve", "--players", "1")
     assert r.returncode == 2 and "invalid choice: 1" in r.stderr
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "fresh")}
+    # Ctrl+C as at a terminal, even when the suite itself runs in the background (where the
+    # shell has the children ignore SIGINT)
     proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--port", "0", "--no-bots", "--no-qr"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 60
         line = ""
