@@ -121,10 +121,12 @@ def _colours(args: argparse.Namespace) -> int:
                      f"them apart{_likely_causes(frames, photos, args.intrinsics)}; retake the photos, or keep this "
                      f"profile anyway with --force; {args.out} was not changed")
     checked = _unfit_photos(frames, photos, args.intrinsics)
-    # soft focus blurs every colour learned: refused; the glare verdict may name a bright
-    # piece in good light, so it is a warning the user reads beside the separations
-    glared = [t for code, t in checked if code == "lamp"]
-    unfit = [] if args.force else [t for code, t in checked if code == "focus"]
+    # a photo blurred as a whole blurs every colour learned: refused; the assistant's focus
+    # verdict by areas of the board also reacts to plain art and empty spaces, and its glare
+    # verdict to a bright piece in good light, so those are warnings the user reads beside the
+    # separations (colours that really washed together were refused above)
+    glared = [t for code, t in checked if code in ("lamp", "focus")]
+    unfit = [] if args.force else [t for code, t in checked if code == "blurred"]
     if unfit:
         return _fail(f"{'; '.join(unfit)}; the colours learned from such a photo would be wrong: retake it, or keep "
                      f"this profile anyway with --force; {args.out} was not changed")
@@ -192,16 +194,30 @@ def _likely_causes(frames, photos, intrinsics) -> str:
     return f"; likely cause: {'; '.join(causes)}" if causes else "; check the light and that each photo shows its layout"
 
 
+BLURRED_EDGE_RATIO = 0.003
+"""Whole-frame edge ratio (:func:`companion.vision.assistant.frame_edge_ratio`) under which a
+calibration photo is refused as blurred: rendered frames measure 0.010-0.036 sharp and
+0.0006-0.0017 blurred by 2.5-6 px; sharp photos of plain art measured down to 0.006."""
+
+
 def _unfit_photos(frames, photos, intrinsics) -> list[tuple[str, str]]:
-    """(advice code, ``PHOTO: glare makes ... unreadable ...`` / ``PHOTO: the board is soft ...``) for each
-    calibration photo the camera setup assistant would send back (glare on spaces, soft focus):
-    the same verdict ``camera check`` gives on that frame."""
+    """(code, ``PHOTO: ...``) for each calibration photo: ``blurred`` when the whole photo is
+    out of focus (refused), else the camera setup assistant's advice on it (``lamp``: glare on
+    spaces, ``focus``: an area of the board looks soft; both warnings), the same verdict
+    ``camera check`` gives on that frame."""
+    import cv2
+
     from calibration.intrinsics import load_intrinsics
-    from companion.vision.assistant import assess
+    from companion.vision.assistant import assess, frame_edge_ratio
 
     intr = load_intrinsics(intrinsics) if intrinsics else None
     found = []
     for frame, photo in zip(frames, photos):
+        ratio = frame_edge_ratio(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        if ratio < BLURRED_EDGE_RATIO:
+            found.append(("blurred", f"{photo}: the whole picture is out of focus (edge ratio {ratio:.4f}, a sharp "
+                                     "photo measures about 0.01 or more): focus the lens on the board"))
+            continue
         report = assess(frame, intrinsics=intr)
         found += [(a.code, f"{photo}: {a.text}") for a in report.advice if a.code in ("lamp", "focus")]
     return found

@@ -160,3 +160,30 @@ def test_a_small_glare_spot_is_named_in_a_warning_when_the_colours_separate(phot
     assert code == 0, err
     assert "warning: " in out and "spot.png: glare makes" in out and "barely differ" not in out + err
     assert prof.read_text() != PREVIOUS
+
+
+def test_a_sharp_photo_of_plain_art_is_kept_with_a_focus_warning(tmp_path, capsys, geo):
+    """A sharp, straight-down photo of a plain art style (empty spaces with faint lines, as a new
+    user's rendering showed) can look soft to the assistant's verdict by areas of the board: it is
+    a warning, not a refusal, since only a photo blurred as a whole is refused."""
+    from companion.sim.calibration import render_calibration_frames
+    from companion.sim.render import Conditions
+    from companion.vision.assistant import assess
+
+    full_hd = (1920, 1080)
+    cam = make_camera(geo, Conditions(), full_hd)
+    frames = render_calibration_frames("meadow", "daylight", 4, full_hd, cam, geo)
+    paths = []
+    for i, f in enumerate(frames, 1):
+        paths.append(tmp_path / f"plain{i}.jpg")
+        cv2.imwrite(str(paths[-1]), f.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    soft_said = [p for p in paths if any(a.code == "focus" for a in assess(cv2.imread(str(p))).advice)]
+    assert soft_said, "the case no longer shows the false focus verdict it is about"
+    prof = tmp_path / "colours.json"
+    prof.write_text(PREVIOUS)
+    code, out, err = run(["calibrate", "pieces", *[a for p in paths for a in ("--image", str(p))], "--out", str(prof)],
+                         capsys)
+    assert code == 0, err
+    assert prof.read_text() != PREVIOUS
+    for p in soft_said:   # what the assistant says is still said
+        assert f"warning: {p}" in out and "soft" in out
