@@ -122,6 +122,10 @@ def cmd_hint(args: argparse.Namespace) -> int:
     """The active player's suggested action with its reason, and a plan per face-up card."""
     from companion.hints import hint
     pos = load_position(args.position)
+    if pos.result is not None:   # as check-move and the dashboard's hint say (rules: game_over)
+        print("mycelium-companion: the game is over" + (f": {pos.result['reason']}" if pos.result.get("reason") else "")
+              + "; there is nothing to suggest", file=sys.stderr)
+        return 1
     ed = _edition_for(pos)
     h = hint(pos, ed)
     if args.json:

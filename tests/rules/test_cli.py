@@ -205,6 +205,11 @@ def test_hint_prints_the_suggestion_and_the_card_plans(tmp_path):
     assert [c["card"] for c in doc["cards"]] == ["a01"]
     r = run("hint", "--position", str(p))
     assert r.returncode == 0 and "Amanita" in r.stdout
+    over = pos.to_json()
+    over["result"] = {"winners": ["blue"], "reason": "blue reached 10 victory points", "scores": {"blue": 10, "orange": 3}}
+    p.write_text(json.dumps(over))
+    r = run("hint", "--position", str(p))   # a finished game gets no advice
+    assert r.returncode == 1 and r.stdout == "" and "the game is over: blue reached 10 victory points" in r.stderr
 
 
 def test_binary_inputs_and_unwritable_outputs_are_one_line_errors(tmp_path):
