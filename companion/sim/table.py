@@ -19,6 +19,7 @@ and take the tile back.  At the end the companion's event log is compared with t
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,8 @@ from companion.table.session import TableSession
 from companion.table.sources import Frame
 from companion.vision.reader import BoardReader
 
+_RETURNED = re.compile(r"^(\S+) returns (\d+) (\S+) \(discarded")
+"""A cap discard in a move's notes (``economy.pay`` via ``settle_cap``)."""
 CAMERA_ACTIONS = {"spore", "place", "rock", "move", "remove", "relocate", "substrate"}
 DASHBOARD_ACTIONS = {"discard", "give", "swap", "buy", "reveal"}
 
@@ -134,6 +137,7 @@ class SimulatedTable:
         # the dashboard's prompt with them (_answer_choices).
         self.truth.fill_choices = True
         self._truth_move: dict[str, Any] | None = None
+        self._truth_notes: list[str] = []
         self.edition = self.truth.edition
         self.size = size or ((1280, 720) if fast else (1920, 1080))
         self.px_per_mm = 1.5 if fast else 2.5
@@ -250,6 +254,7 @@ class SimulatedTable:
         self._check_in_step(ev, "before")
         mv = ev.move
         self._truth_move = mv
+        self._truth_notes = list(ev.notes)
         action = mv["action"]
         before = self.truth.game._positions[-2]
         if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
@@ -361,7 +366,10 @@ class SimulatedTable:
             for part in g["parts"]:   # in the order the rules ask, as the rules take them (Board.pick)
                 allowed, n = part["colors"], part["count"]
                 if g["kind"] == "discard":
-                    drop = dict((truth.get("drop") or {}).get(who) or {})
+                    # the cubes this player returned in the truth's move, as the rules took them
+                    # (the move's drop in its order, then the most plentiful colour after the
+                    # gains): the answer that makes the table's move the same one
+                    drop = self._returned(who) or dict((truth.get("drop") or {}).get(who) or {})
                     got = []
                     # in the order the move names them, as the rules take a move's drop
                     # (economy.settle_cap): a drop naming more than the excess keeps its first colours
@@ -389,6 +397,17 @@ class SimulatedTable:
             s.choose(p.id, who, colors, g["kind"])
             if s.choices is not p:
                 return
+
+    def _returned(self, who: str) -> dict[str, int]:
+        """Cubes ``who`` discarded above the cap in the truth's last move, by colour in the
+        order returned (from the move's notes, ``economy.pay``: "blue returns 2 pink
+        (discarded ...)")."""
+        out: dict[str, int] = {}
+        for note in self._truth_notes:
+            m = _RETURNED.match(note)
+            if m and m.group(1) == who:
+                out[m.group(3)] = out.get(m.group(3), 0) + int(m.group(2))
+        return out
 
     def _position_after(self, moves: list[dict[str, Any]]) -> str | None:
         from companion.rules import IllegalMove, apply
