@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mycelium-companion demo
 
+# two workers, one per core; a test file stays on one worker (its module fixtures are built once)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules.py
