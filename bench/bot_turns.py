@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion import movegen  # noqa: E402
+from companion import economy, movegen  # noqa: E402
 from companion.hexgrid import Hex  # noqa: E402
 from companion.rules import Board, check  # noqa: E402
 from companion.selfplay import BotTable  # noqa: E402
@@ -26,7 +26,6 @@ from companion.setup import GameConfig  # noqa: E402
 
 COLORS = ["blue", "orange", "red", "black"]
 GAINED = re.compile(r" gains (\d+) ")
-RETURNED = re.compile(r" returns (\d+) ")
 
 
 def purchase_left(table: BotTable, player: str) -> bool:
@@ -59,11 +58,7 @@ def count_game(mode: str, seed: int, c: Counter) -> None:
             continue
         p = pos.active
         start = len(table.game.events)
-        for _ in range(8):   # the bot's actions, as BotTable.play_turn plays them
-            mv = table.bot.next_action(table.position, ed)
-            if mv is None or table.position.result is not None:
-                break
-            table.maybe(mv)
+        table.play_actions()
         for ev in table.game.events[start:]:
             c["act_" + ev.move["action"]] += ev.move["player"] == p
             if ev.move["action"] == "buy":
@@ -71,8 +66,8 @@ def count_game(mode: str, seed: int, c: Counter) -> None:
             for note in ev.notes:
                 if m := GAINED.search(note):
                     c["cubes_gained"] += int(m.group(1))
-                if "cap of" in note and (m := RETURNED.search(note)):
-                    c["cubes_dropped"] += int(m.group(1))
+                if (m := economy.RETURN_NOTE.match(note)) and "cap of" in m.group(4):
+                    c["cubes_dropped"] += int(m.group(2))
                 c["tiles_paid"] += "paid for" in note
         if table.position.result is None:
             c["turns"] += 1
@@ -81,13 +76,7 @@ def count_game(mode: str, seed: int, c: Counter) -> None:
             if target is not None and "buy" not in table.position.taken:
                 c["lacked_tiles"] += target.missing_tiles > 0
                 c["lacked_cubes"] += bool(target.missing)
-        pos = table.position
-        while pos.result is None and len(pos.hands[pos.active]) < 3 and pos.bag > 0:
-            table.play({"player": pos.active, "action": "draw", "tile": table.supplies.draw_tile()})
-            pos = table.position
-        if pos.result is None:
-            table.play({"player": pos.active, "action": "end_turn"})
-            table.world()
+        table.end_turn()
     c["games"] += 1
     c[f"games_{players}p"] += 1
     c[f"ended_early_{players}p"] += table.position.bag > 0

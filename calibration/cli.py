@@ -125,7 +125,7 @@ def _colours(args: argparse.Namespace) -> int:
     # verdict by areas of the board also reacts to plain art and empty spaces, and its glare
     # verdict to a bright piece in good light, so those are warnings the user reads beside the
     # separations (colours that really washed together were refused above)
-    glared = [t for code, t in checked if code in ("lamp", "focus")]
+    warned = [t for code, t in checked if code in ("lamp", "focus")]
     unfit = [] if args.force else [t for code, t in checked if code == "blurred"]
     if unfit:
         return _fail(f"{'; '.join(unfit)}; the colours learned from such a photo would be wrong: retake it, or keep "
@@ -165,7 +165,7 @@ def _colours(args: argparse.Namespace) -> int:
     fair = [p for p in close_pairs(summary["separation"], FAIR_SEPARATION) if p not in poor]
     if fair:
         print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
-    for text in glared:
+    for text in warned:
         print(f"warning: {text}; if the separations above are poor, retake that photo")
     return 0
 

@@ -7,6 +7,7 @@ Every cube movement is written to ``notes`` so the ledger can say where each cub
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -117,6 +118,11 @@ colours)."""
 def markers_left(pos: Position, color: str) -> int:
     """Markers ``color`` still has in front of them: 8 less those on the trees."""
     return MARKERS_PER_COLOR - sum(slots.count(color) for slots in pos.trees.values())
+
+
+RETURN_NOTE = re.compile(r"^(\S+) returns (\d+) (\S+) \((.*)\)$")
+"""The note :func:`pay` writes (player, count, nutrient, why), for tools that read a move's
+notes: a discard above the cap has "cap of" in its why (:func:`settle_cap`)."""
 
 
 def pay(pos: Position, color: str, cost: dict[str, int], why: str, notes: list[str]) -> None:

@@ -212,10 +212,16 @@ class BotTable:
     def play_turn(self) -> None:
         """One player's turn (or one spore placement in the first round)."""
         pos = self.position
-        ed = self.edition
         if pos.in_setup:
-            self.play(self.bot.spore_space(pos, ed))
+            self.play(self.bot.spore_space(pos, self.edition))
             return
+        self.play_actions()
+        self.end_turn()
+
+    def play_actions(self) -> None:
+        """The active player's actions of the turn, as the bot chooses them (no draw yet)."""
+        pos = self.position
+        ed = self.edition
         planned = hasattr(self.bot, "next_action")
         ability = None if planned else self.bot.spore_ability(pos, ed)
         if planned:
@@ -236,6 +242,9 @@ class BotTable:
             self.maybe(self.bot.optional(self.position, ed))
             # Purchases come last in the turn (Turn Sequence Summary 2).
             self.maybe(self.bot.purchase(self.position, ed))
+
+    def end_turn(self) -> None:
+        """Draw back to 3 tiles, end the turn, and let the table resolve what it decides."""
         pos = self.position
         while pos.result is None and len(pos.hands[pos.active]) < 3 and pos.bag > 0:
             self.play({"player": pos.active, "action": "draw", "tile": self.supplies.draw_tile()})

@@ -19,13 +19,13 @@ and take the tile back.  At the end the companion's event log is compared with t
 from __future__ import annotations
 
 import random
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from companion import economy
 from companion import tiles as tilecodes
 from companion.game import Event
 from companion.hexgrid import Hex
@@ -38,8 +38,6 @@ from companion.table.session import TableSession
 from companion.table.sources import Frame
 from companion.vision.reader import BoardReader
 
-_RETURNED = re.compile(r"^(\S+) returns (\d+) (\S+) \(discarded")
-"""A cap discard in a move's notes (``economy.pay`` via ``settle_cap``)."""
 CAMERA_ACTIONS = {"spore", "place", "rock", "move", "remove", "relocate", "substrate"}
 DASHBOARD_ACTIONS = {"discard", "give", "swap", "buy", "reveal"}
 
@@ -136,8 +134,7 @@ class SimulatedTable:
         # Forest Communication (5.b, 7.c): each simulated player picks their own, and answers
         # the dashboard's prompt with them (_answer_choices).
         self.truth.fill_choices = True
-        self._truth_move: dict[str, Any] | None = None
-        self._truth_notes: list[str] = []
+        self._truth_event: Event | None = None   # the simulated players' move being mirrored
         self.edition = self.truth.edition
         self.size = size or ((1280, 720) if fast else (1920, 1080))
         self.px_per_mm = 1.5 if fast else 2.5
@@ -253,8 +250,7 @@ class SimulatedTable:
             raise SimulationAborted(self._diverged)
         self._check_in_step(ev, "before")
         mv = ev.move
-        self._truth_move = mv
-        self._truth_notes = list(ev.notes)
+        self._truth_event = ev
         action = mv["action"]
         before = self.truth.game._positions[-2]
         if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
@@ -352,7 +348,7 @@ class SimulatedTable:
         reading (the colours they hold fewest of; for a discard the most plentiful)."""
         s = self.session
         p = s.choices
-        truth = self._truth_move or {}
+        truth = self._truth_event.move if self._truth_event else {}
         choose = truth.get("choose") or {}
         if not isinstance(choose, dict):
             choose = {truth.get("player"): list(choose)}
@@ -403,9 +399,9 @@ class SimulatedTable:
         order returned (from the move's notes, ``economy.pay``: "blue returns 2 pink
         (discarded ...)")."""
         out: dict[str, int] = {}
-        for note in self._truth_notes:
-            m = _RETURNED.match(note)
-            if m and m.group(1) == who:
+        for note in self._truth_event.notes if self._truth_event else []:
+            m = economy.RETURN_NOTE.match(note)
+            if m and m.group(1) == who and "cap of" in m.group(4):
                 out[m.group(3)] = out.get(m.group(3), 0) + int(m.group(2))
         return out
 
