@@ -86,9 +86,11 @@ def symbol_features(lab: np.ndarray) -> np.ndarray:
 
 def z_distance(feat: np.ndarray, ref: np.ndarray, rings: slice = slice(None)) -> np.ndarray:
     """RMS z-distance (S,) of features (S, 3, 5) from a reference (3, 5) on the given rings;
-    +inf where the reference is unknown (NaN)."""
-    z = (feat[:, rings] - ref[rings]) / STAT_STD
-    d = np.sqrt(np.mean(z * z, axis=(1, 2)))
+    +inf where the reference is unknown (NaN).  Both may carry more leading axes, broadcast
+    against each other (a reference per space (S, 3, 5); every space against every reference:
+    (S, 1, 3, 5) and (R, 3, 5) give (S, R))."""
+    z = (feat[..., rings, :] - ref[..., rings, :]) / STAT_STD
+    d = np.sqrt(np.mean(z * z, axis=(-2, -1)))
     return np.where(np.isnan(d), np.inf, d)
 
 
@@ -156,19 +158,20 @@ class PieceModel:
         compared).  With the used side learned, the nearer side wins; without, used means
         farther than :data:`SIDE_DISTANCE` from the unused side.
         """
-        used = np.zeros(len(feat), bool)
-        conf = np.zeros(len(feat), np.float32)
-        for s in range(len(feat)):
-            rings = slice(2, 3) if covered[s] else slice(None)
-            d_un = z_distance(feat[s:s + 1], self.spore[player[s], 0], rings)[0]
-            d_us = z_distance(feat[s:s + 1], self.spore[player[s], 1], rings)[0]
-            if np.isfinite(d_us):
-                used[s] = d_us < d_un
-                margin = abs(d_un - d_us)
-            else:
-                used[s] = d_un > SIDE_DISTANCE
-                margin = abs(d_un - SIDE_DISTANCE)
-            conf[s] = 1.0 - np.exp(-margin / SIDE_SCALE)
+        player = np.asarray(player, np.int64)
+        covered = np.asarray(covered, bool)
+        dtype = np.result_type(feat, self.spore, STAT_STD)
+        d_un, d_us = np.zeros(len(feat), dtype), np.zeros(len(feat), dtype)
+        for cov, rings in ((False, slice(None)), (True, slice(2, 3))):
+            at = np.flatnonzero(covered == cov)
+            if len(at):
+                d_un[at] = z_distance(feat[at], self.spore[player[at], 0], rings)
+                d_us[at] = z_distance(feat[at], self.spore[player[at], 1], rings)
+        learned = np.isfinite(d_us)
+        used = np.where(learned, d_us < d_un, d_un > SIDE_DISTANCE)
+        with np.errstate(invalid="ignore"):  # inf - inf where no side was learned: not taken
+            margin = np.where(learned, np.abs(d_un - d_us), np.abs(d_un - SIDE_DISTANCE))
+        conf = (1.0 - np.exp(-margin / SIDE_SCALE)).astype(np.float32)
         return used, conf
 
 
@@ -184,17 +187,24 @@ def nearest_token(model: PieceModel, feat: np.ndarray, covered: np.ndarray) -> t
     :meth:`PieceModel.spore_side`)."""
     refs = [model.spore[PLAYERS.index(p), int(u)] for k, p, u in TOKEN_KINDS[:8]]
     refs += list(model.substrate) if model.substrate is not None else [np.full((3, STATS), np.nan)] * 2
-    best, conf = [], np.zeros(len(feat), np.float32)
-    dist = np.full(len(feat), np.inf, np.float32)
-    for s in range(len(feat)):
-        rings = slice(2, 3) if covered[s] else slice(None)
-        d = np.array([z_distance(feat[s:s + 1], r, rings)[0] for r in refs])
-        b = int(np.argmin(d))
-        other = [d[j] for j in range(len(d)) if TOKEN_KINDS[j][:2] != TOKEN_KINDS[b][:2]]
-        best.append(b)
-        dist[s] = d[b]
-        conf[s] = 1.0 - np.exp(-max(min(other) - d[b], 0.0) / SIDE_SCALE) if np.isfinite(d[b]) else 0.0
-    return best, conf, dist
+    covered = np.asarray(covered, bool)
+    # every space against one reference at a time, in that reference's precision
+    d = np.zeros((len(feat), len(refs)), np.result_type(feat, STAT_STD, *refs))
+    for cov, rings in ((False, slice(None)), (True, slice(2, 3))):
+        at = np.flatnonzero(covered == cov)
+        for j, ref in enumerate(refs):
+            if len(at):
+                d[at, j] = z_distance(feat[at], ref, rings)
+    b = np.argmin(d, axis=1)
+    dist = d[np.arange(len(feat)), b].astype(np.float32)
+    # the nearest piece of another kind or colour than the chosen one
+    same = np.array([[t[:2] == u[:2] for u in TOKEN_KINDS] for t in TOKEN_KINDS])
+    other = np.where(same[b], np.inf, d).min(1)
+    near = d[np.arange(len(feat)), b]
+    with np.errstate(invalid="ignore"):  # inf - inf where no reference is known: not taken
+        conf = np.where(np.isfinite(near), 1.0 - np.exp(-np.maximum(other - near, 0.0) / SIDE_SCALE), 0.0)
+    best = [int(i) for i in b]
+    return best, conf.astype(np.float32), dist
 
 
 TOKEN_MATCH = 2.5
@@ -203,7 +213,7 @@ well enough to overrule what its colours said."""
 
 
 def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of: np.ndarray,
-                    player_class: np.ndarray, flat_classes: np.ndarray) -> np.ndarray:
+                    player_class: np.ndarray, flat_classes: np.ndarray, features=None) -> np.ndarray:
     """float32 (S, 4) evidence (log-likelihood units) that each player's meeple stands on each space.
 
     ``lab``: float32 (S, P, 3) Lab samples; ``ll``: float32 (S, P, K) their clipped class
@@ -217,7 +227,9 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     so the symbol decides: how much farther the core lies from the nearest learned spore side
     than from the learned meeple.  Another player's meeple on a spore must also hide its symbol:
     a core within :data:`SYMBOL_SHOWS` of a learned side gives it the least evidence,
-    ``-EVIDENCE_CLIP``.
+    ``-EVIDENCE_CLIP``.  ``features``: a function giving the :func:`symbol_features` (n, 3, 5)
+    of the spaces of an int index array (n,) into ``lab`` (a reader that computed them already);
+    ``None`` computes them.
     """
     pts = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
     x = lab[:, pts]
@@ -233,21 +245,20 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     k = d.shape[1] // 2
     ev = -np.sort(-d, axis=1)[:, :k].mean(1)
     if on_spore.any():
-        feat = symbol_features(lab[on_spore])
+        sp = np.flatnonzero(on_spore)
+        feat = symbol_features(lab[sp]) if features is None else features(sp)
+        p = spore_of[sp]
         core = slice(0, 1)
-        for i, s in enumerate(np.flatnonzero(on_spore)):
-            p = spore_of[s]
-            d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
-            for q in range(len(PLAYERS)):
-                d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
-                symbol = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
-                if q != p and d_side < SYMBOL_SHOWS:
-                    # another player's meeple would hide the whole symbol: one still showing
-                    # rules it out, however near the meeple's look the core also lies
-                    symbol = -EVIDENCE_CLIP
-                # the spore's own colour fits its meeple anyway: the symbol alone decides; a
-                # dark or coloured symbol must not pass for another player's meeple either
-                ev[s, q] = symbol if q == p else min(ev[s, q], symbol)
+        d_side = np.minimum(z_distance(feat, model.spore[p, 0], core), z_distance(feat, model.spore[p, 1], core))
+        for q in range(len(PLAYERS)):
+            d_meeple = z_distance(feat, model.meeple_rings[q], core)
+            symbol = SYMBOL_WEIGHT * (np.minimum(d_side, 6.0) - d_meeple)
+            # another player's meeple would hide the whole symbol: one still showing rules it
+            # out, however near the meeple's look the core also lies
+            symbol = np.where((p != q) & (d_side < SYMBOL_SHOWS), -EVIDENCE_CLIP, symbol)
+            # the spore's own colour fits its meeple anyway: the symbol alone decides; a dark
+            # or coloured symbol must not pass for another player's meeple either
+            ev[sp, q] = np.where(p == q, symbol, np.minimum(ev[sp, q], symbol))
     return ev.astype(np.float32)
 
 
@@ -285,12 +296,13 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     for p, c in zip(rows, cols):
         if c < S:
             owner[c] = p
-    for s in range(S):
-        if owner[s] >= 0:
-            p = owner[s]
+    for p, s in zip(rows, cols):
+        if s < S:
             others = np.delete(evidence[:, p], s)
             margin = min(evidence[s, p] - need[p], evidence[s, p] - (others.max() if len(others) else -big))
-        else:
-            margin = float(np.min(need - evidence[s]))
-        conf[s] = 1.0 - np.exp(-max(margin, 0.0) / 1.5)
+            conf[s] = 1.0 - np.exp(-max(margin, 0.0) / 1.5)
+    free = np.flatnonzero(owner < 0)
+    # no meeple here: the margin is how far every player's evidence stays below its need
+    margin = np.min(need[None, :] - evidence[free], axis=1).astype(np.float64)
+    conf[free] = 1.0 - np.exp(-np.maximum(margin, 0.0) / 1.5)
     return owner, conf
