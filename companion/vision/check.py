@@ -25,7 +25,7 @@ import numpy as np
 from companion.vision.errors import FrameQualityError
 from companion.vision.geometry import BoardGeometry
 from companion.vision.profile import ColourProfile
-from companion.vision.rectify import MARGIN_MM, rectify
+from companion.vision.rectify import MARGIN_MM, rectify_maps
 
 CHECK_PX_PER_MM = 0.35
 """Scale of the rectified view the checks look at (about 3 mm per pixel: 37,000 pixels, 10,000 of them inside the spaces)."""
@@ -95,6 +95,30 @@ def _masks(geo: BoardGeometry, shape: tuple[int, int], ppm: float, reg) -> tuple
     return label, ring
 
 
+_CHECK_KEY = ("check-pixels", CHECK_PX_PER_MM)
+
+
+def _check_pixels(frame: np.ndarray, reg, geo: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels of the coarse rectified view (:data:`CHECK_PX_PER_MM`) the checks look at,
+    uint8 BGR: those inside the spaces (n, 3), grouped by space in board order, and those of
+    the markers' white ring (m, 3).  Only these are remapped (about a third of the view): the
+    remap of one pixel does not depend on the others, so they are the view's pixels bit for bit
+    (:func:`~companion.vision.rectify.rectify`).  Their remap tables are cached in ``reg``."""
+    if _CHECK_KEY not in reg.cache:
+        m1, m2 = rectify_maps(reg, geo, CHECK_PX_PER_MM)
+        label, ring = _masks(geo, m2.shape[:2], CHECK_PX_PER_MM, reg)
+        flat = label.ravel()
+        idx = np.flatnonzero(flat >= 0)
+        idx = idx[np.argsort(flat[idx], kind="stable")]
+        cuts = np.flatnonzero(np.diff(flat[idx])) + 1
+        take = np.r_[idx, np.flatnonzero(ring.ravel())]
+        maps = (np.ascontiguousarray(m1.reshape(-1, 2)[take][None]), np.ascontiguousarray(m2.reshape(-1)[take][None]))
+        reg.cache[_CHECK_KEY] = (maps, len(idx), cuts)
+    (m1, m2), n, _ = reg.cache[_CHECK_KEY]
+    px = cv2.remap(frame, m1, m2, cv2.INTER_LINEAR).reshape(-1, 3)
+    return px[:n], px[n:]
+
+
 def measure_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourProfile | None = None) -> FrameStats:
     """The figures the checks use, from a BGR uint8 (h, w, 3) frame and its registration.
 
@@ -102,19 +126,9 @@ def measure_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourPro
     measured) with the surfaces that cover most of a space, the empty board and a tile with its paths
     (:data:`SURFACES`; the profile's other classes are too broad to tell a wrong colour from a right one): a space is
     off profile when fewer than :data:`OFF_SPACE_SHARE` of its pixels lie within :data:`OFF_PROFILE_SIGMA` of them."""
-    view = rectify(frame, reg, geo, CHECK_PX_PER_MM)
-    key = ("check-masks", view.shape[:2])
-    if key not in reg.cache:
-        reg.cache[key] = _masks(geo, view.shape[:2], CHECK_PX_PER_MM, reg)
-    label, ring = reg.cache[key]
-    if ("check-groups", view.shape[:2]) not in reg.cache:
-        flat = label.ravel()
-        idx = np.flatnonzero(flat >= 0)
-        idx = idx[np.argsort(flat[idx], kind="stable")]
-        reg.cache[("check-groups", view.shape[:2])] = (idx, np.flatnonzero(np.diff(flat[idx])) + 1)
-    idx, cuts = reg.cache[("check-groups", view.shape[:2])]
-    board = view.reshape(-1, 3)[idx].astype(np.float32)  # grouped by space
-    white = np.median(view[ring].astype(np.float32), axis=0)
+    board, ring = _check_pixels(frame, reg, geo)  # grouped by space; the markers' white ring
+    board = board.astype(np.float32)
+    white = np.median(ring.astype(np.float32), axis=0)
     if not len(board):
         return FrameStats(white, 0.0, 0.0, None)
     # per-channel columns: reductions over a 3-wide last axis are slow in numpy
@@ -135,7 +149,7 @@ def measure_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourPro
             m, sd = profile.mean[c], profile.std[c]
             d2 = ((cols[0] - m[0]) / sd[0]) ** 2 + ((cols[1] - m[1]) / sd[1]) ** 2 + ((cols[2] - m[2]) / sd[2]) ** 2
             near |= d2 <= OFF_PROFILE_SIGMA**2
-        starts = np.concatenate([[0], cuts])
+        starts = np.concatenate([[0], reg.cache[_CHECK_KEY][2]])
         share = np.add.reduceat(near.astype(np.float32), starts) / np.diff(np.concatenate([starts, [len(near)]]))
         off = float(np.mean(share < OFF_SPACE_SHARE))
     return FrameStats(white, clipped, chroma, off)

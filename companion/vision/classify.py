@@ -203,10 +203,12 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     ring_trim = _robust_mean(ll[:, L.RING], 1, 0.5)
     diag = ll[:, L.DIAG]  # (S, 8, K)
     diag_mean = diag.mean(1)
-    if lab is not None and profile is not None:
-        slots = slot_log_likelihood(lab, profile)
-    else:
-        slots = ll[:, L.SLOTS].reshape(S, 4, L.POINTS_PER_SLOT, -1).mean(2)  # (S, 4, K)
+
+    def slot_scores(rows: np.ndarray) -> np.ndarray:
+        """(n, 4, K) of the spaces ``rows`` (only trees need them)."""
+        if lab is not None and profile is not None:
+            return slot_log_likelihood(lab[rows], profile)
+        return ll[rows][:, L.SLOTS].reshape(len(rows), 4, L.POINTS_PER_SLOT, -1).mean(2)
 
     # meeple: a player colour at the centre, or at the cap seen from the side
     pidx = np.array([CI[p] for p in PLAYERS])
@@ -256,9 +258,8 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     for kind in ("wood", "soil"):
         names.append((kind,))
         scores.append(score(b, CI[kind], CI[kind], CI[kind]))
-    side_dl = spore_side_contrast(lab[..., 0], has_meeple) if lab is not None else None
     for p in PLAYERS:
-        if side_dl is None:
+        if lab is None:
             for used in (False, True):
                 names.append(("spore", p, used))
                 scores.append(score(b, CI[p], CI["white"], CI["white"] if used else CI[p], p, used))
@@ -273,7 +274,10 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     # tiles: (S, M)
     m_edges = edge_mean[:, np.arange(6)[None, :], cands.edge_class]  # (S, M, 6)
     tile_edge = m_edges.sum(2)
-    centre_tile = np.where(cands.centre_ok[None, :, :], centre[:, None, :], -np.inf).max(2)  # (S, M)
+    # the best allowed class at the centre, once per distinct set of allowed classes (a few
+    # for all the candidates), then per candidate
+    patterns, of_candidate = _centre_patterns(cands)
+    centre_tile = np.where(patterns[None, :, :], centre[:, None, :], -np.inf).max(2)[:, of_candidate]  # (S, M)
     ring_tile = _allowed_mean(ll[:, L.RING], TILE_LIKE, has_meeple)
     diag_tile = _allowed_mean(diag, TILE_LIKE, has_meeple)
     tile_scores = (tile_edge + 2 * ring_tile[:, None] + w_c[:, None] * centre_tile + w_d[:, None] * diag_tile[:, None]) / (
@@ -292,6 +296,12 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     all_scores[rows, best_all] = -np.inf
     margins = top - all_scores.max(1)  # the runner-up
     confs = 1.0 - np.exp(-margins / CONFIDENCE_SCALE)
+    # spore sides and mycorrhiza slots only where a spore or a tree was read
+    chosen = [names[b] if b < len(names) else ("tile",) for b in best_all]
+    sided = np.array([s for s, n in enumerate(chosen) if n[0] == "spore" and n[2] is None], np.int64)
+    side_dl = dict(zip(sided.tolist(), spore_side_contrast(lab[sided][..., 0], has_meeple[sided]))) if len(sided) else {}
+    trees = np.array([s for s, n in enumerate(chosen) if n[0] == "tree"], np.int64)
+    slots = dict(zip(trees.tolist(), slot_scores(trees))) if len(trees) else {}
     out: list[SpaceReading] = []
     for s in range(S):
         best = int(best_all[s])
@@ -307,7 +317,7 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
                     r.used = dl > SIDE_DL
                     r.confidence = min(conf, float(1.0 - np.exp(-abs(dl - SIDE_DL) / SIDE_SCALE)))
             if name[0] == "tree":
-                r.slots = tuple(_slot_owner(slots[s, k]) for k in range(4))
+                r.slots = tuple(_slot_owner(slots[s][k]) for k in range(4))
         else:
             r = SpaceReading("tile", code=cands.codes[best - len(names)], meeple=meeple, confidence=conf)
         if meeple and r.kind in ("rock", "tree", "wood", "soil", "empty"):
@@ -315,6 +325,15 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
             r.confidence *= 0.5
         out.append(r)
     return out
+
+
+def _centre_patterns(cands: TileCandidates) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``cands.centre_ok`` (bool (U, K)) and which one each candidate has
+    (int (M,)); kept on ``cands``."""
+    if getattr(cands, "_patterns", None) is None:
+        patterns, of_candidate = np.unique(cands.centre_ok, axis=0, return_inverse=True)
+        cands._patterns = (patterns, of_candidate.reshape(-1))
+    return cands._patterns
 
 
 def _pick(x: np.ndarray, cls) -> np.ndarray:

@@ -221,7 +221,7 @@ def _zones() -> list[np.ndarray]:
 
 
 def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndarray, mean_lab: np.ndarray,
-                           centres_px: np.ndarray, weight: np.ndarray, alternatives: np.ndarray | None = None,
+                           centres_px: np.ndarray, weight: np.ndarray, alternatives=None,
                            tint: np.ndarray | None = None) -> Veil | None:
     """Glare spot from what the read spaces should look like.
 
@@ -229,7 +229,8 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     (S, P) class per point (-1 unknown); ``mean_lab``: float32 (K, 3) profile means;
     ``centres_px``: (S, 2) space centres or (S, P, 2) every sample point (px); ``weight``: (S,)
     trust in each reading; ``alternatives``: int (S, A, P) other explanations of each space
-    (:func:`alternative_classes`) or ``None``; ``tint``: float32 (3,) the lamp's colour
+    (:func:`alternative_classes`), a function giving them (called only when a spot is looked
+    for), or ``None``; ``tint``: float32 (3,) the lamp's colour
     (:func:`white_tint`; ``None``: colourless).
 
     The veil under one explanation is the median over known, unclipped points of (observed -
@@ -246,45 +247,37 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     S, P = expected.shape
     pts_px = np.asarray(centres_px, np.float64)
     zones = _zones() if pts_px.ndim == 3 else [np.arange(P)]
-    if pts_px.ndim == 2:
-        pts_px = np.repeat(pts_px[:, None, :], P, axis=1)
-    zxy = np.stack([pts_px[:, z].mean(1) for z in zones], 1)  # (S, Z, 2)
     clip = bgr.max(2) >= SATURATED
     lin_obs, lin_white = to_linear(bgr), to_linear(white)
-    # every explanation at once: (H, S, P)
-    rows = expected[None] if alternatives is None else np.concatenate([expected[None], np.moveaxis(alternatives, 1, 0)])
-    H = len(rows)
-    vh = np.full((S, len(zones), H), np.nan)
-    known = (rows >= 0) & ~clip[None]
-    counts = known.sum(2).T  # (S, H)
-    # (H, S, P), linear: the mean over B, G, R of (observed - white * expected) / tint, a
-    # channel at a time (as fast as numpy gets with 3 innermost; the same sums as .mean(3))
-    cls = np.maximum(rows, 0)
-    resid = (lin_obs[None, ..., 0] - lin_white[None, ..., 0] * exp_bgr[:, 0][cls]) / tint[0]
-    for ch in (1, 2):
-        resid += (lin_obs[None, ..., ch] - lin_white[None, ..., ch] * exp_bgr[:, ch][cls]) / tint[ch]
-    resid /= 3
-    for zi, z in enumerate(zones):
-        kz = known[:, :, z]
-        med = _masked_median(resid[:, :, z].reshape(H * S, -1), kz.reshape(H * S, -1)).reshape(H, S)
-        vh[:, zi, :] = np.where(kz.sum(2) >= min(3, len(z)), med, np.nan).T
+    # the reading's own explanation first: it alone decides whether a spot is looked for
+    vh, counts = _zone_veils(expected[None], lin_obs, lin_white, clip, exp_bgr, tint, zones)
     ok = counts[:, 0] >= 6
     if ok.sum() < 8:
         return None
-    usable = (counts >= 6) & np.isfinite(vh).any(1)
-    pen = np.where(usable, ALTERNATIVE_PENALTY, np.inf)[ok]
-    pen[:, 0] = 0.0
-    vh, zxy = vh[ok], zxy[ok]
     pinned = expected >= 0
     # where some pinned points clipped, the unclipped rest are the dimmer ones: a lower bound
     censored = (pinned & clip).sum(1)[ok] > 0
-    wgt = weight[ok].astype(np.float64)
-    v0 = np.nanmean(vh[:, :, 0], axis=1)
+    v0 = np.nanmean(vh[ok][:, :, 0], axis=1)
     base = float(np.nanmedian(v0[~censored])) if (~censored).sum() >= 8 else float(np.nanmedian(v0))
-    vh = vh - base
-    lifted = _masked_median(vh[:, :, 0], np.isfinite(vh[:, :, 0]))  # each space under its reading
+    v0 = vh[ok][:, :, 0] - base
+    lifted = _masked_median(v0, np.isfinite(v0))  # each space under its reading
     if not (lifted >= SEARCH_LEVEL).any():
         return None  # no space is lifted above what it was read as: no spot to look for
+    if callable(alternatives):
+        alternatives = alternatives()
+    if alternatives is not None:
+        # every other explanation, (S, Z, A) after the reading's
+        vh_alt, counts_alt = _zone_veils(np.moveaxis(alternatives, 1, 0), lin_obs, lin_white, clip, exp_bgr, tint, zones)
+        vh, counts = np.concatenate([vh, vh_alt], axis=2), np.concatenate([counts, counts_alt], axis=1)
+    usable = (counts >= 6) & np.isfinite(vh).any(1)
+    pen = np.where(usable, ALTERNATIVE_PENALTY, np.inf)[ok]
+    pen[:, 0] = 0.0
+    if pts_px.ndim == 2:
+        pts_px = np.repeat(pts_px[:, None, :], P, axis=1)
+    zxy = np.stack([pts_px[:, z].mean(1) for z in zones], 1)  # (S, Z, 2)
+    vh, zxy = vh[ok], zxy[ok]
+    wgt = weight[ok].astype(np.float64)
+    vh = vh - base
     cap2 = _cap2(float(np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan))))
     cost0 = float(_batch_cost(vh, pen, np.zeros((1,) + vh.shape[:2]), censored, wgt, cap2)[0])
     # the best start of each falloff is refined (with the level away from the spot, which a
@@ -330,6 +323,33 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     # the reflection has the lamp's colour, rendered by the camera as it renders the paper
     veil.colour = tuple(float(v) for v in tint)
     return veil
+
+
+def _zone_veils(rows: np.ndarray, lin_obs: np.ndarray, lin_white: np.ndarray, clip: np.ndarray, exp_bgr: np.ndarray,
+                tint: np.ndarray, zones: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The veil (linear levels) of each zone of each space under each explanation, float (S, Z,
+    H) (NaN where fewer than 3 of the zone's points are known and unclipped), and the known,
+    unclipped points per space and explanation, int (S, H).  ``rows``: int (H, S, P) class
+    per point under each explanation (-1 unknown); ``lin_obs``, ``lin_white``: float32 (S, P, 3)
+    samples and white field in linear light; ``clip``: bool (S, P); ``exp_bgr``: float32 (K, 3)
+    :func:`pigment_linear`; ``tint``: float32 (3,).  Each space, zone and explanation is
+    computed on its own: a subset of the explanations gives their columns bit for bit."""
+    H, S, _ = rows.shape
+    vh = np.full((S, len(zones), H), np.nan)
+    known = (rows >= 0) & ~clip[None]
+    counts = known.sum(2).T  # (S, H)
+    # (H, S, P), linear: the mean over B, G, R of (observed - white * expected) / tint, a
+    # channel at a time (as fast as numpy gets with 3 innermost; the same sums as .mean(3))
+    cls = np.maximum(rows, 0)
+    resid = (lin_obs[None, ..., 0] - lin_white[None, ..., 0] * exp_bgr[:, 0][cls]) / tint[0]
+    for ch in (1, 2):
+        resid += (lin_obs[None, ..., ch] - lin_white[None, ..., ch] * exp_bgr[:, ch][cls]) / tint[ch]
+    resid /= 3
+    for zi, z in enumerate(zones):
+        kz = known[:, :, z]
+        med = _masked_median(resid[:, :, z].reshape(H * S, -1), kz.reshape(H * S, -1)).reshape(H, S)
+        vh[:, zi, :] = np.where(kz.sum(2) >= min(3, len(z)), med, np.nan).T
+    return vh, counts
 
 
 def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -155,13 +155,19 @@ class BoardReader:
         """White-balanced Lab float32 (S, P, 3) of the space samples in ``bgr`` (N, 3), and the
         white field float32 (S, P, 3) (BGR) interpolated from the markers' white."""
         n = len(self._space_pts)
-        space_bgr, white_bgr = bgr[:n], bgr[n:].reshape(len(self._marker_ids), -1, 3)
-        seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
-        marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
-        white = fit_white_field(self._marker_xy[seen], marker_white, self._space_pts)
-        lab = white_balance(space_bgr, white)
+        white = self._white_field(bgr, reg)
+        lab = white_balance(bgr[:n], white)
         shape = (len(self.geo.spaces), L.POINTS_PER_SPACE, 3)
         return lab.reshape(shape), white.reshape(shape)
+
+    def _white_field(self, bgr: np.ndarray, reg: Registration) -> np.ndarray:
+        """float32 (n, 3) white field of :meth:`balance` at the space samples, from the white
+        reference samples at the end of ``bgr`` (N, 3)."""
+        n = len(self._space_pts)
+        white_bgr = bgr[n:].reshape(len(self._marker_ids), -1, 3)
+        seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
+        marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
+        return fit_white_field(self._marker_xy[seen], marker_white, self._space_pts)
 
     def _balance_rows(self, bgr: np.ndarray, reg: Registration, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`balance` for the spaces ``rows`` only: ``bgr`` holds their samples, then
@@ -235,7 +241,7 @@ class BoardReader:
         tint = white_tint(bgr[n:])
         veil = fit_veil_from_readings(bgr[:n].reshape(white.shape), white, expected, self.profile.mean,
                                       px[:n].reshape(len(readings), L.POINTS_PER_SPACE, 2), trust,
-                                      alternative_classes(readings), tint)
+                                      lambda: alternative_classes(readings), tint)
         return None if veil is None else veil.at(px)[:, None] * np.array(veil.colour, np.float32)[None, :]
 
     def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
@@ -261,7 +267,7 @@ class BoardReader:
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
-        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat)
+        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features)
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         owner, mconf = owner_all[rows], mconf_all[rows]
@@ -417,7 +423,7 @@ class BoardReader:
             lab, readings = self._local_pass(lab, fix, cands, readings)
         if any(r.kind == "rock" for r in readings):
             seen = bgr if veil is None else to_srgb(to_linear(bgr) - veil)
-            _, white = self.balance(seen, reg)
+            white = balanced[1] if veil is None else self._white_field(seen, reg).reshape(balanced[1].shape)
             readings = self._unveil_rocks(seen[:len(self._space_pts)].reshape(white.shape), white, readings)
         evidence = None
         if self.profile.pieces is not None:

@@ -80,12 +80,40 @@ def rocks_under_glare(bgr: np.ndarray, white: np.ndarray, kinds: list[str], mean
     fraction of the white paper in linear light.
     """
     pig = pigment_linear(mean_lab)
+    rocks = [i for i, k in enumerate(kinds) if k == "rock"]
+    if not rocks:
+        return []
+    # the zone medians of every rock and every empty neighbour, all at once (the same medians,
+    # space by space, as zone_fit takes)
+    near = sorted({n for s in rocks for n in neighbours[s] if kinds[n] == "empty"})
+    at = np.array(rocks + near)
+    med = zone_medians(white_fraction(bgr[at], white[at]))
+    miss_rock, _ = _zone_misfit(med[:len(rocks)], pig[rock])
+    miss_board, veil = _zone_misfit(med, pig[board])
+    floor = 3 * NOISE * NOISE
+    lifted = veil.mean(1)
+    lit = dict(zip(near, lifted[len(rocks):]))
     out = []
-    for s in (i for i, k in enumerate(kinds) if k == "rock"):
-        glared, veil = board_under_glare(white_fraction(bgr[s], white[s]), pig[board], pig[rock])
+    for i, s in enumerate(rocks):
+        glared = (float(lifted[i]) >= MIN_VEIL
+                  and float(miss_rock[i]) + floor > BOARD_BETTER * (float(miss_board[i]) + floor))  # board_under_glare
         if not glared:
             continue
-        lit = [zone_fit(white_fraction(bgr[n], white[n]), pig[board])[1].mean() for n in neighbours[s] if kinds[n] == "empty"]
-        if lit and max(lit) >= MIN_VEIL:
-            out.append((s, veil))
+        around = [lit[n] for n in neighbours[s] if kinds[n] == "empty"]
+        if around and max(around) >= MIN_VEIL:
+            out.append((s, float(lifted[i])))
     return out
+
+
+def zone_medians(frac: np.ndarray) -> np.ndarray:
+    """float32 (n, Z, 3) median of each zone (:func:`companion.vision.glare._zones`) of each
+    space's samples ``frac`` (n, P, 3), per channel."""
+    return np.stack([np.median(frac[:, z], axis=1) for z in _zones()], axis=1)
+
+
+def _zone_misfit(med: np.ndarray, pigment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`zone_fit` of many spaces from their zone medians (n, Z, 3): misfit (n,), veil (n, Z)."""
+    veil = np.maximum((med - pigment).mean(2), 0.0)
+    model = pigment[None, None, :] + veil[:, :, None]
+    rel = (med - model) / np.maximum(model, 1e-3)
+    return np.mean(np.sum(rel * rel, axis=2), axis=1), veil
