@@ -376,7 +376,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
 
 STAGES = (("markers", "tracker.register"), ("sampling", "sample_bgr"), ("frame check", "check_frame"),
           ("white balance + Lab", "balance"), ("colour scores", "_classify"), ("glare fit", "_remove_veil"),
-          ("pieces", "_pieces_pass"))
+          ("pieces", "_pieces_pass"), ("rocks under glare", "_unveil_rocks"), ("unreadable marks", "_mark_glare"))
 """Stages of a full read timed by :func:`stage_times`: (name, reader method or module function)."""
 
 
@@ -488,6 +488,7 @@ def main() -> int:
     print(f"board reader bench: {args.n} boards per style and light, {SIZE[0]}x{SIZE[1]}, seed {args.seed}, "
           f"cv2.setNumThreads(1), OpenCV {cv2.__version__}, grid refinement {'off' if args.no_refine_grid else 'on'}, load average {os.getloadavg()[0]:.1f}")
     times, play, still, floors, checks, cpu, stages = [], {}, [], [], Counter(), {}, {}
+    by_style, by_style_cpu = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for style in styles:
             held = style in HELD_OUT_STYLES
@@ -502,6 +503,8 @@ def main() -> int:
                               refine_grid=not args.no_refine_grid)
                 report(r, held)
                 times += r["times"]
+                by_style.setdefault(style, []).extend(r["times"])
+                by_style_cpu.setdefault(style, []).extend(r["cpu"].get("full", []))
                 for kind, ms in r["play_times"].items():
                     play.setdefault(kind, []).extend(ms)
                 checks += r["play_check"]
@@ -517,6 +520,10 @@ def main() -> int:
         med, floor = statistics.median(times), statistics.median(floors)
         print(f"time per frame read in full, cached registration: median {med:.1f} ms, p90 {np.percentile(times, 90):.1f} ms "
               f"(target <= 25 ms), load average {load:.1f}")
+        # a style whose art lifts a space above its reading makes the glare fit search for a spot
+        # (tens of ms) on a frame without glare: the median depends on the mix of styles
+        print("    by style: " + ", ".join(f"{k} median {statistics.median(v):.1f} ms (CPU {statistics.median(by_style_cpu[k]):.1f})"
+                                         for k, v in by_style.items() if v))
         if play:
             every = [t for ms in play.values() for t in ms]
             print(f"time per frame in play (1-3 spaces changed since the committed reading, or a hand over the board; "

@@ -266,8 +266,14 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     if callable(alternatives):
         alternatives = alternatives()
     if alternatives is not None:
-        # every other explanation, (S, Z, A) after the reading's
-        vh_alt, counts_alt = _zone_veils(np.moveaxis(alternatives, 1, 0), lin_obs, lin_white, clip, exp_bgr, tint, zones)
+        # every other explanation, (S, Z, A) after the reading's; only the spaces that have any
+        # (a flat piece or the empty board) are computed, the rest know nothing under them
+        A = alternatives.shape[1]
+        vh_alt, counts_alt = np.full((S, len(zones), A), np.nan), np.zeros((S, A), counts.dtype)
+        some = np.flatnonzero((alternatives >= 0).any(axis=(1, 2)))
+        if len(some):
+            vh_alt[some], counts_alt[some] = _zone_veils(np.moveaxis(alternatives[some], 1, 0), lin_obs[some], lin_white[some],
+                                                         clip[some], exp_bgr, tint, zones)
         vh, counts = np.concatenate([vh, vh_alt], axis=2), np.concatenate([counts, counts_alt], axis=1)
     usable = (counts >= 6) & np.isfinite(vh).any(1)
     pen = np.where(usable, ALTERNATIVE_PENALTY, np.inf)[ok]
@@ -279,7 +285,8 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     wgt = weight[ok].astype(np.float64)
     vh = vh - base
     cap2 = _cap2(float(np.nanmax(np.where(np.isfinite(pen)[:, None, :], vh, np.nan))))
-    cost0 = float(_batch_cost(vh, pen, np.zeros((1,) + vh.shape[:2]), censored, wgt, cap2)[0])
+    terms = _cost_terms(vh, pen)  # the same for every candidate spot
+    cost0 = float(_batch_cost(vh, pen, np.zeros((1,) + vh.shape[:2]), censored, wgt, cap2, terms)[0])
     # the best start of each falloff is refined (with the level away from the spot, which a
     # Gaussian would otherwise use to stand in for a heavy tail), and the best fit kept
     starts = []
@@ -304,7 +311,7 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
             ls = np.sum(wgt[:, None] * v * g, axis=(1, 2)) / np.maximum(np.sum(wgt[:, None] * g * g, axis=(1, 2)), 1e-6)
             amps = np.concatenate([ls[:, None], np.broadcast_to(at_c, (len(sig), len(at_c)))], axis=1)  # (radii, m)
             models = amps[:, :, None, None] * g[:, None]  # (radii, m, n, Z)
-            costs = _batch_cost(vh, pen, models.reshape((-1,) + vh.shape[:2]), censored, wgt, cap2).reshape(amps.shape)
+            costs = _batch_cost(vh, pen, models.reshape((-1,) + vh.shape[:2]), censored, wgt, cap2, terms).reshape(amps.shape)
             i, j = np.unravel_index(int(np.argmin(costs)), costs.shape)
             if start is None or costs[i, j] < start[0]:
                 start = (float(costs[i, j]), int(c), float(SIGMAS_PX[i]), float(amps[i, j]), falloff)
@@ -363,47 +370,64 @@ def _masked_median(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _space_costs(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: np.ndarray,
-                 cap2: float) -> tuple[np.ndarray, np.ndarray]:
+                 cap2: float, terms: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For spot models (B, n, Z) and the veil of each space zone under each explanation ``vh``
     (n, Z, H; NaN where a zone shows nothing known): the residuals (B, n, Z, H) and the cost
     (B, n, H) of each explanation, the mean over its zones of the squared residual (each capped
     at ``cap2``) plus its penalty ``pen`` (n, H).  A ``censored`` space (a lower bound) has no
-    residual where the spot passes it."""
-    valid = np.isfinite(vh)
-    count = valid.sum(1)
-    r = np.where(valid, vh, 0.0)[None] - models[..., None]
+    residual where the spot passes it.  ``terms``: :func:`_cost_terms` of ``vh`` and ``pen``,
+    when already computed (they do not change while a spot is refined)."""
+    t = _cost_terms(vh, pen) if terms is None else terms
+    valid = t["valid"]
+    r = t["vh0"][None] - models[..., None]
     r = np.where(censored[None, :, None, None], np.maximum(r, 0.0), r)
     sq = np.minimum(r * r, cap2) * valid
     total = sq[:, :, 0].copy()  # sq.sum(2), zone by zone in the same order: faster on a short axis
     for z in range(1, sq.shape[2]):
         total += sq[:, :, z]
-    c = total / np.maximum(count, 1) + np.where(count > 0, pen, np.inf)[None]
+    c = total / t["count1"] + t["pen"][None]
     return np.where(valid, r, np.nan), c
 
 
+def _cost_terms(vh: np.ndarray, pen: np.ndarray) -> dict:
+    """What :func:`_space_costs` and :func:`_batch_cost` derive from ``vh`` (n, Z, H) and
+    ``pen`` (n, H) alone, whatever the spot: computed once per fit, the same arrays either
+    function would compute on each call."""
+    valid = np.isfinite(vh)
+    count = valid.sum(1)
+    return {"valid": valid, "count1": np.maximum(count, 1), "vh0": np.where(valid, vh, 0.0),
+            "pen": np.where(count > 0, pen, np.inf),
+            # _batch_cost's float32 layout (H, Z, n), the spaces innermost
+            "count32": np.maximum(count, 1).astype(np.float32),
+            "vh0_32": np.ascontiguousarray(np.where(valid, vh, 0.0).astype(np.float32).transpose(2, 1, 0)),
+            "valid_t": np.ascontiguousarray(valid.transpose(2, 1, 0)).astype(np.float32),
+            "pen32": np.where(valid.any(1), pen, np.inf).astype(np.float32).T}
+
+
 def _batch_cost(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: np.ndarray, wgt: np.ndarray,
-                cap2: float) -> np.ndarray:
+                cap2: float, terms: dict | None = None) -> np.ndarray:
     """float (B,) robust cost of each of the spot models (B, n, Z): per space the explanation
     the spot fits best (as :func:`_space_costs`), capped at ``cap2`` (a misread space),
-    weighted by ``wgt`` (n,).  In float32, for many candidate spots at once."""
-    valid = np.isfinite(vh)
-    count = np.maximum(valid.sum(1), 1).astype(np.float32)
+    weighted by ``wgt`` (n,).  In float32, for many candidate spots at once.  ``terms``:
+    :func:`_cost_terms` of ``vh`` and ``pen`` when already computed."""
+    t = _cost_terms(vh, pen) if terms is None else terms
+    count = t["count32"]
     # laid out (H, Z, B, n), the spaces innermost: every step below then runs over long
     # contiguous rows (with H or Z innermost numpy spends its time on loop overhead), the
     # zones are added in the same order as r.sum(2) would, so the cost is bitwise the same
-    vh0 = np.ascontiguousarray(np.where(valid, vh, 0.0).astype(np.float32).transpose(2, 1, 0))  # (H, Z, n)
+    vh0 = t["vh0_32"]  # (H, Z, n)
     m = np.ascontiguousarray(models.astype(np.float32).transpose(2, 0, 1))  # (Z, B, n)
     r = vh0[:, :, None, :] - m[None]
     if censored.any():
         r[..., censored] = np.maximum(r[..., censored], 0.0)
     np.multiply(r, r, out=r)
     np.minimum(r, np.float32(cap2), out=r)
-    r *= np.ascontiguousarray(valid.transpose(2, 1, 0))[:, :, None, :]
+    r *= t["valid_t"][:, :, None, :]  # 1 or 0, float32
     total = r[:, 0].copy()  # (H, B, n)
     for z in range(1, r.shape[1]):
         total += r[:, z]
     total /= count.T[:, None, :]
-    total += np.where(valid.any(1), pen, np.inf).astype(np.float32).T[:, None, :]
+    total += t["pen32"][:, None, :]
     best = total[0]
     for h in range(1, len(total)):
         best = np.minimum(best, total[h])
@@ -437,6 +461,7 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
     Returns centre, long and short radius (px), angle (rad), amplitude and the cost."""
     n, Z = vh.shape[:2]
     pen = np.zeros(vh.shape[::2]) if pen is None else pen
+    terms = _cost_terms(vh, pen)  # the same at every step
     cens = np.zeros(n, bool) if censored is None else censored
     flat = zxy.reshape(-1, 2)
     lo, hi = np.log(SIGMAS_PX[0]), np.log(SIGMAS_PX[-1] * 1.5)
@@ -456,7 +481,7 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
     f = spot(p)
     for _ in range(REFINE_STEPS):
         m = model(p, f)
-        r, c = _space_costs(vh, pen, m[None], cens, cap2)
+        r, c = _space_costs(vh, pen, m[None], cens, cap2, terms)
         h = np.argmin(c[0], axis=1)
         rz = r[0][rows, :, h]  # (n, Z) residuals of each space's best explanation
         valid = np.isfinite(rz)
@@ -476,7 +501,7 @@ def _refine(zxy: np.ndarray, vh: np.ndarray, wgt: np.ndarray, centre: np.ndarray
         q = p + step
         q[2:4] = np.clip(q[2:4], lo, hi)
         fq = spot(q)
-        new_cost = float(_batch_cost(vh, pen, model(q, fq)[None], cens, wgt, cap2)[0])
+        new_cost = float(_batch_cost(vh, pen, model(q, fq)[None], cens, wgt, cap2, terms)[0])
         if new_cost >= cost:
             break
         p, cost, f = q, new_cost, fq
