@@ -395,13 +395,16 @@ def _cost_terms(vh: np.ndarray, pen: np.ndarray) -> dict:
     function would compute on each call."""
     valid = np.isfinite(vh)
     count = valid.sum(1)
+    # _batch_cost's float32 layout (H, Z, n), the spaces innermost
+    vh0 = np.ascontiguousarray(np.where(valid, vh, 0.0).astype(np.float32).transpose(2, 1, 0))
+    valid_t = np.ascontiguousarray(valid.transpose(2, 1, 0)).astype(np.float32)
+    count_t = np.maximum(count, 1).astype(np.float32).T
+    pen_t = np.where(valid.any(1), pen, np.inf).astype(np.float32).T
+    flat = np.flatnonzero(np.isfinite(pen_t[1:]).any(0))  # the spaces with another explanation than their reading
     return {"valid": valid, "count1": np.maximum(count, 1), "vh0": np.where(valid, vh, 0.0),
-            "pen": np.where(count > 0, pen, np.inf),
-            # _batch_cost's float32 layout (H, Z, n), the spaces innermost
-            "count32": np.maximum(count, 1).astype(np.float32),
-            "vh0_32": np.ascontiguousarray(np.where(valid, vh, 0.0).astype(np.float32).transpose(2, 1, 0)),
-            "valid_t": np.ascontiguousarray(valid.transpose(2, 1, 0)).astype(np.float32),
-            "pen32": np.where(valid.any(1), pen, np.inf).astype(np.float32).T}
+            "pen": np.where(count > 0, pen, np.inf), "flat": flat,
+            "read_terms": (vh0[:1], valid_t[:1], count_t[:1], pen_t[:1]),
+            "flat_terms": tuple(np.ascontiguousarray(a[1:, ..., flat]) for a in (vh0, valid_t, count_t, pen_t))}
 
 
 def _batch_cost(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: np.ndarray, wgt: np.ndarray,
@@ -411,27 +414,42 @@ def _batch_cost(vh: np.ndarray, pen: np.ndarray, models: np.ndarray, censored: n
     weighted by ``wgt`` (n,).  In float32, for many candidate spots at once.  ``terms``:
     :func:`_cost_terms` of ``vh`` and ``pen`` when already computed."""
     t = _cost_terms(vh, pen) if terms is None else terms
-    count = t["count32"]
+    m = np.ascontiguousarray(models.astype(np.float32).transpose(2, 0, 1))  # (Z, B, n)
+    # the reading's explanation for every space, the others only for the spaces that have any
+    # (the empty board and the flat pieces): elsewhere they would cost +inf and never be best
+    best = _best_of(*t["read_terms"], m, censored, cap2)
+    flat = t["flat"]
+    if len(flat):
+        others = _best_of(*t["flat_terms"], m[:, :, flat], censored[flat], cap2)
+        best[:, flat] = np.minimum(best[:, flat], others)
+    return np.sum(wgt * np.minimum(best, cap2), axis=1)
+
+
+def _best_of(vh0: np.ndarray, valid: np.ndarray, count: np.ndarray, pen: np.ndarray, m: np.ndarray, censored: np.ndarray,
+             cap2: float) -> np.ndarray:
+    """float32 (B, n) cost of the best of some explanations of some spaces under each spot
+    model, for :func:`_batch_cost`: ``vh0``, ``valid`` float32 (H, Z, n) zone veils (0 where
+    unknown) and 1 or 0; ``count`` float32 (H, n) known zones (at least 1); ``pen`` float32
+    (H, n); ``m`` float32 (Z, B, n) the models; ``censored`` bool (n,).  Each space and
+    explanation is computed on its own, so any subset gives its entries bit for bit."""
     # laid out (H, Z, B, n), the spaces innermost: every step below then runs over long
     # contiguous rows (with H or Z innermost numpy spends its time on loop overhead), the
     # zones are added in the same order as r.sum(2) would, so the cost is bitwise the same
-    vh0 = t["vh0_32"]  # (H, Z, n)
-    m = np.ascontiguousarray(models.astype(np.float32).transpose(2, 0, 1))  # (Z, B, n)
     r = vh0[:, :, None, :] - m[None]
     if censored.any():
         r[..., censored] = np.maximum(r[..., censored], 0.0)
     np.multiply(r, r, out=r)
     np.minimum(r, np.float32(cap2), out=r)
-    r *= t["valid_t"][:, :, None, :]  # 1 or 0, float32
+    r *= valid[:, :, None, :]
     total = r[:, 0].copy()  # (H, B, n)
     for z in range(1, r.shape[1]):
         total += r[:, z]
-    total /= count.T[:, None, :]
-    total += t["pen32"][:, None, :]
+    total /= count[:, None, :]
+    total += pen[:, None, :]
     best = total[0]
     for h in range(1, len(total)):
         best = np.minimum(best, total[h])
-    return np.sum(wgt * np.minimum(best, cap2), axis=1)
+    return best
 
 
 @contextmanager
