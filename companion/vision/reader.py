@@ -26,7 +26,7 @@ from companion.vision.check import check_frame
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
-                                   to_linear, to_srgb, white_tint)
+                                   pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import project_raised
 from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token,
@@ -124,6 +124,9 @@ class BoardReader:
         self._marker_ids = [m.id for m in self.geo.markers]
         self._marker_xy = np.array([m.center_mm for m in self.geo.markers], np.float32)
         self._white_pts = (self._marker_xy[:, None, :] + wref[None]).reshape(-1, 2)
+        # OpenCV builds its Lab tables on the first Lab to RGB conversion (about a second on a busy
+        # machine): paid here, while the table is set up, not in the first frame's read
+        pigment_linear(self.profile.mean)
 
     def reset(self) -> None:
         """Forget the registration (the live loop calls this after a failure): the next frame
