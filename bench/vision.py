@@ -6,7 +6,7 @@
     .venv/bin/python bench/vision.py --styles woodcut --lights daylight "glare 90"
 
 For every art style of the simulated world (:mod:`companion.sim.styles`) and every light
-(:mod:`companion.sim.light`: daylight, a warm lamp, glare spots up to the "90 of 255 levels"
+(:mod:`companion.sim.light`: daylight, a warm lamp, a dimmer and warmer one, glare spots up to the "90 of 255 levels"
 that ``hardware/camera.md`` promises, and a clipping glare), the bench does what a user does:
 it photographs that style's calibration layouts under that lamp (with no glare spot in view, as
 ``hardware/camera.md`` asks) with a mounted camera, runs
@@ -79,7 +79,7 @@ from companion.vision.reader import BoardReader  # noqa: E402
 from companion.vision.rectify import rectify_maps  # noqa: E402
 
 SIZE = (1920, 1080)
-BENCH_LIGHTS = ("daylight", "warm lamp", "glare 45", PROMISED_GLARE, "clipping glare")
+BENCH_LIGHTS = ("daylight", "warm lamp", "dim warm lamp", "glare 45", PROMISED_GLARE, "clipping glare")
 KINDS = ("tile", "rock", "tree", "mycorrhiza slot", "substrate", "spore presence", "spore side", "meeple")
 CLIP_LEVEL = 250
 """A frame pixel with a channel at or above this 8-bit level counts as clipped."""

@@ -155,6 +155,12 @@ class PieceModel:
         :data:`PLAYERS`; ``covered``: bool (S,) a meeple stands on it (only the outer ring is
         compared).  With the used side learned, the nearer side wins; without, used means
         farther than :data:`SIDE_DISTANCE` from the unused side.
+
+        Under a meeple, a rim that shows no symbol is no evidence of the side whose symbol
+        stays off the rim: the meeple (its radius up to 0.375 s, its lean and its shadow) can
+        hide the tips of the other side's symbol too.  So only the side whose learned rim shows
+        more of its symbol (:func:`rim_contrast`, by :data:`RIM_SHOWS` or more) can be seen
+        there; the other gets confidence 0 (the reader reports it unknown).
         """
         used = np.zeros(len(feat), bool)
         conf = np.zeros(len(feat), np.float32)
@@ -165,11 +171,27 @@ class PieceModel:
             if np.isfinite(d_us):
                 used[s] = d_us < d_un
                 margin = abs(d_un - d_us)
+                if covered[s]:
+                    contrast = rim_contrast(self.spore[player[s]])
+                    if contrast[int(used[s])] < contrast[1 - int(used[s])] + RIM_SHOWS:
+                        margin = 0.0
             else:
                 used[s] = d_un > SIDE_DISTANCE
                 margin = abs(d_un - SIDE_DISTANCE)
             conf[s] = 1.0 - np.exp(-margin / SIDE_SCALE)
         return used, conf
+
+
+RIM_SHOWS = 6.0
+"""Lightness spread (L units, one :data:`STAT_STD` of the 10th and 90th percentiles) by which a
+spore side's learned rim must exceed the other side's for that side to be seen around a meeple."""
+
+
+def rim_contrast(sides: np.ndarray) -> np.ndarray:
+    """float32 (2,): how much of each side's symbol shows on the chip's outer ring, as the
+    spread of its lightness (90th minus 10th percentile, L units), from the learned ring
+    statistics ``sides`` float32 (2, 3, 5) of one player's unused [0] and used [1] side."""
+    return (sides[:, 2, 2] - sides[:, 2, 0]).astype(np.float32)
 
 
 TOKEN_KINDS = [("spore", p, used) for p in PLAYERS for used in (False, True)] + [("wood", None, None), ("soil", None, None)]
