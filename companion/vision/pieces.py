@@ -237,7 +237,8 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     learned meeple colour fits than the best flat surface (and the chip's colour on a spore),
     capped per point at :data:`EVIDENCE_CLIP`.  On a spore of the player's own colour the chip matches the meeple,
     so the symbol decides: how much farther the core lies from the nearest learned spore side
-    than from the learned meeple.  Another player's meeple on a spore must also hide its symbol:
+    than from the learned meeple (standing on an empty space, or on its own spore where
+    calibration photographed that).  Another player's meeple on a spore must also hide its symbol:
     a core within :data:`SYMBOL_SHOWS` of a learned side gives it the least evidence,
     ``-EVIDENCE_CLIP``.
     """
@@ -262,6 +263,11 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
             d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
             for q in range(len(PLAYERS)):
                 d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
+                if q == p and model.meeple_on_spore is not None:
+                    # the meeple as calibrated standing on its own spore: under a dim or warm
+                    # lamp a dark meeple on its dark chip matches it better than its look on
+                    # an empty space
+                    d_meeple = min(d_meeple, z_distance(feat[i:i + 1], model.meeple_on_spore[q], core)[0])
                 symbol = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
                 if q != p and d_side < SYMBOL_SHOWS:
                     # another player's meeple would hide the whole symbol: one still showing
