@@ -157,6 +157,12 @@ class PieceModel:
         :data:`PLAYERS`; ``covered``: bool (S,) a meeple stands on it (only the outer ring is
         compared).  With the used side learned, the nearer side wins; without, used means
         farther than :data:`SIDE_DISTANCE` from the unused side.
+
+        Under a meeple, a rim that shows no symbol is no evidence of the side whose symbol
+        stays off the rim: the meeple (its radius up to 0.375 s, its lean and its shadow) can
+        hide the tips of the other side's symbol too.  So only the side whose learned rim shows
+        more of its symbol (:func:`rim_contrast`, by :data:`RIM_SHOWS` or more) can be seen
+        there; the other gets confidence 0 (the reader reports it unknown).
         """
         player = np.asarray(player, np.int64)
         covered = np.asarray(covered, bool)
@@ -171,8 +177,28 @@ class PieceModel:
         used = np.where(learned, d_us < d_un, d_un > SIDE_DISTANCE)
         with np.errstate(invalid="ignore"):  # inf - inf where no side was learned: not taken
             margin = np.where(learned, np.abs(d_un - d_us), np.abs(d_un - SIDE_DISTANCE))
+        hid = np.flatnonzero(covered & learned)
+        if len(hid):
+            # under a meeple only the side whose learned rim shows more of its symbol is seen
+            contrast = np.stack([rim_contrast(self.spore[q]) for q in player[hid]])
+            side = used[hid].astype(np.int64)
+            rows = np.arange(len(hid))
+            unseen = contrast[rows, side] < contrast[rows, 1 - side] + RIM_SHOWS
+            margin[hid[unseen]] = 0.0
         conf = (1.0 - np.exp(-margin / SIDE_SCALE)).astype(np.float32)
         return used, conf
+
+
+RIM_SHOWS = 6.0
+"""Lightness spread (L units, one :data:`STAT_STD` of the 10th and 90th percentiles) by which a
+spore side's learned rim must exceed the other side's for that side to be seen around a meeple."""
+
+
+def rim_contrast(sides: np.ndarray) -> np.ndarray:
+    """float32 (2,): how much of each side's symbol shows on the chip's outer ring, as the
+    spread of its lightness (90th minus 10th percentile, L units), from the learned ring
+    statistics ``sides`` float32 (2, 3, 5) of one player's unused [0] and used [1] side."""
+    return (sides[:, 2, 2] - sides[:, 2, 0]).astype(np.float32)
 
 
 TOKEN_KINDS = [("spore", p, used) for p in PLAYERS for used in (False, True)] + [("wood", None, None), ("soil", None, None)]
@@ -225,7 +251,8 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     learned meeple colour fits than the best flat surface (and the chip's colour on a spore),
     capped per point at :data:`EVIDENCE_CLIP`.  On a spore of the player's own colour the chip matches the meeple,
     so the symbol decides: how much farther the core lies from the nearest learned spore side
-    than from the learned meeple.  Another player's meeple on a spore must also hide its symbol:
+    than from the learned meeple (standing on an empty space, or on its own spore where
+    calibration photographed that).  Another player's meeple on a spore must also hide its symbol:
     a core within :data:`SYMBOL_SHOWS` of a learned side gives it the least evidence,
     ``-EVIDENCE_CLIP``.  ``features``: a function giving the :func:`symbol_features` (n, 3, 5)
     of the spaces of an int index array (n,) into ``lab`` (a reader that computed them already);
@@ -252,6 +279,11 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
         d_side = np.minimum(z_distance(feat, model.spore[p, 0], core), z_distance(feat, model.spore[p, 1], core))
         for q in range(len(PLAYERS)):
             d_meeple = z_distance(feat, model.meeple_rings[q], core)
+            if model.meeple_on_spore is not None:
+                # the meeple as calibrated standing on its own spore: under a dim or warm lamp
+                # a dark meeple on its dark chip matches it better than its look on an empty space
+                own = z_distance(feat, model.meeple_on_spore[q], core)
+                d_meeple = np.where(p == q, np.minimum(d_meeple, own), d_meeple)
             symbol = SYMBOL_WEIGHT * (np.minimum(d_side, 6.0) - d_meeple)
             # another player's meeple would hide the whole symbol: one still showing rules it
             # out, however near the meeple's look the core also lies

@@ -438,7 +438,7 @@ class BoardReader:
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
-        self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil)
+        self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil, recheck=(self._ll, lab, cands))
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
@@ -510,11 +510,12 @@ class BoardReader:
         # unchanged spaces keep their committed appearance, changed ones take the new one
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
-        self._mark_glare(bgr, readings, rows, veil=veil)
+        self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
-                    halo: bool = False, veil: np.ndarray | None = None) -> None:
+                    halo: bool = False, veil: np.ndarray | None = None,
+                    recheck: tuple[np.ndarray, np.ndarray, TileCandidates] | None = None) -> None:
         """Spaces where the camera clips and the reading is unsure become unreadable, with a
         reason: from :data:`CLIPPED_UNREADABLE` of clipped points under a glare spot (the fitted
         ``veil``, float32 (N,) or (N, 3) linear levels, lifts the space by :data:`GLARE_MIN_LEVEL` or
@@ -524,7 +525,11 @@ class BoardReader:
         symbol in a bright frame may clip a point or two; a saturated piece colour clips one
         channel, which glare, lifting all of them, does not).  With ``halo`` (no glare spot could be fitted, so the light around clipped
         spaces was not corrected), the spaces within :data:`GLARE_HALO` of two or more clipped
-        ones become unreadable too: there the veil lifts every surface and nothing is sure."""
+        ones become unreadable too: there the veil lifts every surface and nothing is sure.
+
+        ``recheck``: (log-likelihoods float32 (n, P, K), Lab float32 (n, P, 3), tile candidates)
+        of the spaces read (all, or ``rows`` in order).  A sure reading of a space with clipped
+        points stands only where its unclipped points alone give it (:meth:`_unclipped_agree`)."""
         n = len(self._space_pts)
         frac, white_frac = clipped_fractions(bgr[:n], len(self.geo.spaces))
         core = np.flatnonzero(white_frac >= CLIPPED_CORE)
@@ -539,7 +544,20 @@ class BoardReader:
         # several channels do (one clipped channel is a saturated piece colour, not glare)
         frac = np.where(glared, frac, white_frac)
         limit = np.where(glared, CLIPPED_UNREADABLE, CLIPPED_CORE)
-        for s in (range(len(readings)) if rows is None else rows):
+        order = list(range(len(readings)) if rows is None else rows)
+        if recheck is not None:
+            sure = [i for i, s in enumerate(order) if frac[s] >= limit[s] and readings[s].confidence >= UNREADABLE_CONFIDENCE]
+            if sure:
+                ll, lab, cands = recheck
+                idx = np.array(sure)
+                at = np.array(order)[idx]
+                P = L.POINTS_PER_SPACE
+                raw = bgr[(at[:, None] * P + np.arange(P)).ravel()]
+                clipped = channel_max(raw).reshape(len(at), P) >= SATURATED
+                conf = self._unclipped_agree(ll[idx], lab[idx], cands, clipped, [readings[s] for s in at])
+                for s, c in zip(at, conf):
+                    readings[s].confidence = min(readings[s].confidence, c)
+        for s in order:
             r = readings[s]
             if frac[s] >= limit[s] and r.confidence < UNREADABLE_CONFIDENCE:
                 r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
@@ -553,6 +571,29 @@ class BoardReader:
             if len(near) and not r.reason:
                 r.reason = f"glare near {self.label(self.geo.spaces[int(near[0])])}: move the lamp"
                 r.confidence = 0.0
+
+    def _unclipped_agree(self, ll: np.ndarray, lab: np.ndarray, cands: TileCandidates, clipped: np.ndarray,
+                         readings: list[SpaceReading]) -> list[float]:
+        """How sure the unclipped points alone make each space's reading: float per space.
+
+        ``ll``: float32 (n, P, K) log-likelihoods of the spaces' points (clipped ones scored by
+        :func:`~companion.vision.glare.clipped_log_likelihood`), ``lab``: float32 (n, P, 3),
+        ``clipped``: bool (n, P) points where the camera clipped, ``readings``: the spaces'
+        readings (their meeples stay).  Where the camera clipped, what a point showed is lost
+        and the fitted glare under it is a guess, so a clipped point says nothing for any class
+        (all at :data:`~companion.vision.profile.LL_FLOOR`); the spaces are scored again from
+        the rest.  A space read otherwise from the rest alone (kind, tile, player) gets 0; else
+        the confidence the rest gives it.
+        """
+        blind = np.where(clipped[:, :, None], np.float32(LL_FLOOR), ll)
+        meeple = np.array([CLASSES.index(r.meeple) if r.meeple else -1 for r in readings])
+        full = classify(ll, cands, lab, self.profile, meeple)
+        rest = classify(blind, cands, lab, self.profile, meeple)
+        out = []
+        for a, b in zip(full, rest):
+            same = (a.kind, a.code, a.player) == (b.kind, b.code, b.player)
+            out.append(b.confidence if same else 0.0)
+        return out
 
     def label(self, at: tuple[int, int]) -> str:
         """The space's printed label (e.g. ``E5``) from the edition, or ``(q,r)``."""

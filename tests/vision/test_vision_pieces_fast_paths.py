@@ -12,8 +12,8 @@ import pytest
 
 from companion.vision import layout as L
 from companion.vision.pieces import (CLEAR_MARGIN, EVIDENCE_CLIP, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
-                                     SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
-                                     assign_meeples, meeple_evidence, nearest_token, symbol_features, z_distance)
+                                     RIM_SHOWS, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
+                                     assign_meeples, meeple_evidence, nearest_token, rim_contrast, symbol_features, z_distance)
 from companion.vision.profile import CLASSES
 
 
@@ -27,6 +27,10 @@ def plain_spore_side(model, feat, player, covered):
         if np.isfinite(d_us):
             used[s] = d_us < d_un
             margin = abs(d_un - d_us)
+            if covered[s]:
+                contrast = rim_contrast(model.spore[player[s]])
+                if contrast[int(used[s])] < contrast[1 - int(used[s])] + RIM_SHOWS:
+                    margin = 0.0
         else:
             used[s] = d_un > SIDE_DISTANCE
             margin = abs(d_un - SIDE_DISTANCE)
@@ -73,6 +77,8 @@ def plain_meeple_evidence(lab, ll, model, spore_of, player_class, flat_classes):
             d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
             for q in range(len(PLAYERS)):
                 d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
+                if q == p and model.meeple_on_spore is not None:
+                    d_meeple = min(d_meeple, z_distance(feat[i:i + 1], model.meeple_on_spore[q], core)[0])
                 symbol = SYMBOL_WEIGHT * (min(d_side, 6.0) - d_meeple)
                 if q != p and d_side < SYMBOL_SHOWS:
                     # another player's meeple would hide the whole symbol: one still showing
@@ -122,8 +128,11 @@ def random_model(rng, used_learned=True, substrate=True):
     spore = f(4, 2, 3, STATS)
     if not used_learned:
         spore[:, 1] = np.nan
-    return PieceModel(f(4, 3), rng.uniform(3, 8, (4, 3)).astype(np.float32), f(4, 3, STATS), spore,
-                      f(2, 3, STATS) if substrate else None, f(4, 3, STATS))
+    model = PieceModel(f(4, 3), rng.uniform(3, 8, (4, 3)).astype(np.float32), f(4, 3, STATS), spore,
+                       f(2, 3, STATS) if substrate else None, f(4, 3, STATS))
+    if rng.random() < 0.5:  # half the models also learned each meeple standing on its own spore
+        model.meeple_on_spore = f(4, 3, STATS)
+    return model
 
 
 def features_near(rng, model, n):
