@@ -121,8 +121,9 @@ def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
     cond = mild()
     frame = shoot(geo, cond).image
     soft = frame.copy()
-    ramp = np.clip((900 - np.arange(frame.shape[1])) / 200.0, 0, 1)[None, :, None]  # a lens focused on the right:
-    soft = (ramp * cv2.GaussianBlur(frame, (0, 0), 3.0) + (1 - ramp) * frame).astype(np.uint8)  # sharpness falls off
+    # a lens focused on the right: the left third of the board is out of focus
+    ramp = np.clip((950 - np.arange(frame.shape[1])) / 50.0, 0, 1)[None, :, None]
+    soft = (ramp * cv2.GaussianBlur(frame, (0, 0), 3.0) + (1 - ramp) * frame).astype(np.uint8)
     rep = assess(soft, geo)
     assert "left" in rep.soft_areas and not {"centre", "right", "top right", "bottom right"} & set(rep.soft_areas)
     assert any(a.code == "focus" and "soft at the" in a.text for a in rep.advice)
