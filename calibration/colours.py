@@ -4,7 +4,10 @@
 A layout (``companion/vision/calibration_layouts/N.json``, or a file of the same format) says
 what lies on which space.  Every sample point of :mod:`companion.vision.layout` whose surface
 is known there is white-balanced against the markers, converted to Lab and filed under its
-class; each class gets the mean and a widened standard deviation.  The meeples and spores
+class; each class gets the mean and a widened standard deviation.  A tile shows several path
+colours side by side, so its colours are taken instead from where its code and rotation put
+each path (:func:`companion.vision.layout.tile_colour_offsets`): each path colour along the
+outer part of its own path, the bare tile away from every path.  The meeples and spores
 shown are learned as pieces (:mod:`companion.vision.pieces`): each meeple's colour as the
 camera sees it and the ring statistics of each spore side.  Layout 1 alone (the only one
 older versions knew) teaches every colour and the unused spore sides; layouts 2 and 3 add

@@ -135,14 +135,17 @@ def _distance_to_segment(pts: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.nd
     return np.linalg.norm(pts - (a + t[:, None] * ab), axis=1)
 
 
-def tile_colour_offsets(code: str, step: float = 0.04, across: float = 0.04, inner: float = 0.42,
-                        outer: float = 0.74, clearance: float = 0.3) -> dict[str, np.ndarray]:
+def tile_colour_offsets(code: str, step: float = 0.04, across: float = 0.07, inner: float = 0.56,
+                        outer: float = 0.78, clearance: float = 0.3) -> dict[str, np.ndarray]:
     """Where each colour of tile ``code`` (as laid) can be seen for sure: path colour name, and
     ``"tile"`` for the bare tile, -> float32 (n, 2) offsets from the space centre in units of s.
 
     A path's points lie along the outer part of its centre line (between ``inner`` and ``outer``
-    from the centre, ``step`` apart, at 0 and +-``across`` to the side), where every printing
-    draws it straight in from its edge, whatever the shape of its bend or hub.  Points within
+    from the centre, ``step`` apart, at 0, +-``across`` / 2 and +-``across`` to the side): where
+    every printing draws it straight in from its edge, whatever the shape of its bend or hub,
+    and as far out and as wide as the reader's own edge points (:data:`EDGES`: 0.6 and 0.74 s
+    out, 0.07 s to either side), so the colour is learned as the reader will see it, the
+    path's borders included.  Points within
     ``clearance`` of a path of another colour are left out, so no colour is learned from where
     two paths meet or run side by side.  The bare tile's points lie on a grid inside the printed
     hexagon, at least ``clearance`` from every path and 0.1 s in from the tile's edge (a tile
@@ -158,7 +161,7 @@ def tile_colour_offsets(code: str, step: float = 0.04, across: float = 0.04, inn
             along, side = (hub - end) / length, np.array([-(hub - end)[1], (hub - end)[0]]) / length
             t = np.arange(0.0, length + 1e-9, step)
             line = end[None, :] + t[:, None] * along[None, :]
-            pts = np.concatenate([line + k * across * side[None, :] for k in (-1, 0, 1)])
+            pts = np.concatenate([line + k * across * side[None, :] for k in (-1, -0.5, 0, 0.5, 1)])
             r = np.linalg.norm(pts, axis=1)
             pts = pts[(r >= inner) & (r <= outer)]
             for other, osegs in segments:

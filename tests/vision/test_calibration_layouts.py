@@ -58,7 +58,9 @@ def test_the_layouts_together_show_every_path_colour_on_uncovered_tiles():
 @pytest.mark.parametrize("style", ["bands", "meadow", "inkline", "woodcut", "riso"])
 def test_the_points_learned_for_a_path_colour_lie_on_that_colour_in_every_art(style):
     """Draw every tile of the layouts in an art style (path widths, shapes and hubs of its own)
-    and look at the points the learner takes each colour from: they show that colour."""
+    and look at the points the learner takes each colour from: they show that colour, apart
+    from the path's border (an outline, the tile beside a narrow path) that the reader's own
+    edge points see too, and never another path's colour."""
     from companion.sim.render_art import Canvas
     from companion.sim.styled_art import Sizes, draw_tile
     from companion.sim.styles import get_style
@@ -66,7 +68,9 @@ def test_the_points_learned_for_a_path_colour_lie_on_that_colour_in_every_art(st
     st = get_style(style)
     rng = np.random.default_rng(3)
     ppm, s = 8.0, 25.0
+    paths = ("pink", "yellow", "green")
     codes = sorted({t["paths"] for n in (1, 2, 3) for t in load_layout(n)["tiles"]})
+    on_own, on_other, total = 0, 0, 0
     for code in codes:
         for _ in range(3):   # three instances: each draws its own path width
             cv = Canvas((-30, -30, 30, 30), ppm, (0, 0, 0))
@@ -74,9 +78,18 @@ def test_the_points_learned_for_a_path_colour_lie_on_that_colour_in_every_art(st
             for colour, pts in tile_colour_offsets(code).items():
                 px = np.round((pts * s + 30.0) * ppm).astype(int)
                 got = cv.img[px[:, 1], px[:, 0]].astype(int)
-                want = np.array(st.colours[colour], int)
-                near = np.abs(got - want).max(axis=1) <= 40
-                assert near.mean() >= 0.95, f"{style} {code}: {colour} points on {colour}: {near.mean():.0%}"
+
+                def near(name):
+                    return np.abs(got - np.array(st.colours[name], int)).max(axis=1) <= 40
+
+                own = near(colour)
+                other = np.zeros(len(got), bool)
+                for o in paths:
+                    if o != colour and o in st.colours:
+                        other |= near(o) & ~own
+                assert own.mean() >= 0.5, f"{style} {code}: {colour} points on {colour}: {own.mean():.0%}"
+                on_own, on_other, total = on_own + own.sum(), on_other + other.sum(), total + len(got)
+    assert on_own / total >= 0.85 and on_other / total <= 0.01, (style, on_own / total, on_other / total)
 
 
 @pytest.fixture(scope="module")

@@ -245,3 +245,25 @@ def test_a_mirrored_picture_gets_only_the_mirror_advice(geo):
 
     rep = assess(cv2.flip(shoot(geo, mild()).image, 1), geo)
     assert [a.code for a in rep.advice] == ["mirrored"]
+
+
+@pytest.mark.parametrize("style", ["bands", "woodcut"])
+def test_a_sharp_photo_gets_no_focus_advice_and_a_soft_one_does(geo, style):
+    """Judged as a user sees it: the softest camera the simulator calls sharp (a 0.9 px blur)
+    gets no word about focus, whatever lies on the board; a 1.5 px blur is out of focus."""
+    import dataclasses
+
+    from companion.sim.calibration import calibration_layouts, load_layout_board
+    from companion.sim.light import light_preset
+    from companion.sim.render import Conditions, render_styled
+    from companion.vision.assistant import assess
+
+    board = load_layout_board(calibration_layouts()[0])
+    said = {}
+    for blur in (0.9, 1.5):
+        rng = np.random.default_rng(115)
+        light = dataclasses.replace(light_preset("daylight", rng), blur_sigma=blur, jpeg_quality=92)
+        frame = render_styled(board, geo, style, light, rng=rng, size=HD, camera=make_camera(geo, Conditions(), HD)).image
+        said[blur] = [a.text for a in assess(frame, geo).advice if a.code == "focus"]
+    assert said[0.9] == []
+    assert said[1.5] and "out of focus" in said[1.5][0]
