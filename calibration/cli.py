@@ -41,7 +41,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     col.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera'")
     col.add_argument("--layout", action="extend", nargs="+", metavar="N|FILE",
                      help="layout of each photo, in order: 1, 2, 3, old-1, old-2, old-3 (the layouts of earlier "
-                          "versions) or a layout JSON (default: 1, 2, 3 in order; with --camera, the layouts to photograph)")
+                          "versions) or a layout JSON (default: 1, 2, 3 in order; with --camera, the layouts to "
+                          "photograph)")
     col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")
     col.add_argument("--force", action="store_true",

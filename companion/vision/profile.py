@@ -121,7 +121,8 @@ class ColourProfile:
             except (KeyError, TypeError, ValueError) as exc:
                 raise ProfileError(f"colour profile: malformed 'pieces' section ({exc}); calibrate again") from exc
         size = d.get("frame_size")
-        if size is not None and not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+        valid = isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)
+        if size is not None and not valid:
             raise ProfileError(f"colour profile: 'frame_size' must be [width, height] in px, got {size!r}; calibrate again")
         return cls(mean, np.maximum(std, MIN_STD), pieces, frame_size=tuple(size) if size else None)
 

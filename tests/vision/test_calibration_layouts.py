@@ -197,3 +197,12 @@ def test_the_layout_pictures_list_every_piece_a_player_lays(tmp_path, geo):
     assert img.ndim == 3 and img.shape[0] >= 900 and img.shape[1] >= 1500
     assert main(["--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"calibration_layout_{p.stem}.png" for p in calibration_layouts()]
+
+
+def test_a_mangled_frame_size_is_refused_in_a_sentence():
+    from companion.vision.profile import DEFAULT_PROFILE_PATH, ColourProfile, ProfileError
+
+    d = json.loads(DEFAULT_PROFILE_PATH.read_text())
+    d["frame_size"] = [1920]
+    with pytest.raises(ProfileError, match=r"'frame_size' must be \[width, height\]"):
+        ColourProfile.from_json(d)
