@@ -4,7 +4,8 @@ another (:func:`calibration.photo_check.layout_fit`), per art style and light.
     .venv/bin/python bench/calibration_photos.py [--seeds N]
 
 Prints, for every style (the held-out one included) and light, the fit of each photo with
-the layout it shows and the highest fit with another layout; the refusal threshold is
+the layout it shows and the highest fit with another layout (the layouts of earlier versions,
+``old-1`` to ``old-3``, included); the refusal threshold is
 :data:`calibration.photo_check.MIN_LAYOUT_FIT`.  No parameter was tuned on these figures."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from calibration.colours import _labels, load_layout  # noqa: E402
+from calibration.colours import OLD_LAYOUT_NAMES, _labels, load_layout  # noqa: E402
 from calibration.photo_check import MIN_LAYOUT_FIT, layout_fit  # noqa: E402
 from companion.sim.calibration import render_calibration_frames  # noqa: E402
 from companion.sim.styles import HELD_OUT, STYLES  # noqa: E402
@@ -36,7 +37,7 @@ def main() -> int:
     flat = ColourProfile(np.zeros((len(CLASSES), 3), np.float32), np.ones((len(CLASSES), 3), np.float32))
     reader = BoardReader(profile=flat, tile_codes=[])
     spaces = list(reader.geo.spaces)
-    labels = {n: _labels(load_layout(n), spaces) for n in (1, 2, 3)}
+    labels = {n: _labels(load_layout(n), spaces) for n in (1, 2, 3, *OLD_LAYOUT_NAMES)}
     right, wrong = [], []
     t0 = time.time()
     print(f"threshold {MIN_LAYOUT_FIT}")
@@ -50,7 +51,7 @@ def main() -> int:
                     reg = BoardTracker(reader.geo, None).register(f.image)
                     lab = reader.sample(f.image, reg)
                     fits.append(layout_fit(lab, labels[n]))
-                    others.append(max(layout_fit(lab, labels[m]) for m in (1, 2, 3) if m != n))
+                    others.append(max(layout_fit(lab, labels[m]) for m in labels if m != n))
                 right += fits
                 wrong += others
                 tag = " (held out)" if style == HELD_OUT else ""

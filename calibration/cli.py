@@ -40,8 +40,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
                      help="with --camera: where to store the locked controls (default camera-settings.json beside --out)")
     col.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera'")
     col.add_argument("--layout", action="extend", nargs="+", metavar="N|FILE",
-                     help="layout of each photo, in order: 1, 2, 3 or a layout JSON (default: 1, 2, 3 in order; "
-                          "with --camera, the layouts to photograph)")
+                     help="layout of each photo, in order: 1, 2, 3, old-1, old-2, old-3 (the layouts of earlier "
+                          "versions) or a layout JSON (default: 1, 2, 3 in order; with --camera, the layouts to "
+                          "photograph)")
     col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")
     col.add_argument("--force", action="store_true",
@@ -167,6 +168,8 @@ def _colours(args: argparse.Namespace) -> int:
         print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
     for text in warned:
         print(f"warning: {text}; if the separations above are poor, retake that photo")
+    for text in summary.get("layout_notes", []):
+        print(f"note: {text}")
     return 0
 
 
@@ -224,7 +227,10 @@ def _unfit_photos(frames, photos, intrinsics) -> list[tuple[str, str]]:
 
 
 def _layout_name(layout: str) -> str:
-    """How a layout is called in messages: ``calibration layout 2`` or its file name."""
+    """How a layout is called in messages: ``calibration layout 2``, ``the earlier calibration
+    layout 1 (--layout old-1)`` or its file name."""
+    if str(layout) in ("old-1", "old-2", "old-3"):
+        return f"the earlier calibration layout {str(layout)[4:]} (--layout {layout})"
     return f"calibration layout {layout}" if str(layout) in ("1", "2", "3") else str(layout)
 
 
@@ -238,18 +244,27 @@ def _check_photos(frames, photos, layouts, names, intrinsics) -> None:
     """Refuse, with one sentence, a photo calibration cannot learn from (:mod:`calibration.photo_check`)."""
     import numpy as np
 
-    from calibration.colours import load_layout
+    from calibration.colours import OLD_LAYOUT_NAMES, load_layout
     from calibration.intrinsics import load_intrinsics
-    from calibration.photo_check import check_photo
+    from calibration.photo_check import CalibrationPhotoError, check_photo
     from companion.vision.profile import CLASSES, ColourProfile
     from companion.vision.reader import BoardReader
 
     intr = load_intrinsics(intrinsics) if intrinsics else None
     flat = ColourProfile(np.zeros((len(CLASSES), 3), np.float32), np.ones((len(CLASSES), 3), np.float32))
     reader = BoardReader(profile=flat, intrinsics=intr, tile_codes=[])
-    documented = {_layout_name(str(n)): load_layout(n) for n in (1, 2, 3)}
+    documented = {_layout_name(str(n)): load_layout(n) for n in (1, 2, 3, *OLD_LAYOUT_NAMES)}
     for frame, photo, layout, name in zip(frames, photos, layouts, names):
-        check_photo(frame, photo, load_layout(layout), name, reader, intr, documented)
+        try:
+            check_photo(frame, photo, load_layout(layout), name, reader, intr, documented)
+        except CalibrationPhotoError as exc:
+            if "does not show" not in str(exc) or "it looks like" in str(exc):
+                raise
+            # no other layout fits either: glare or a soft focus may have mixed its colours
+            causes = _likely_causes([frame], [photo], intrinsics)
+            if "likely cause" not in causes:
+                raise
+            raise CalibrationPhotoError(f"{exc}{causes}") from None
 
 
 def _write_atomically(path, write) -> None:

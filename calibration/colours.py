@@ -4,7 +4,10 @@
 A layout (``companion/vision/calibration_layouts/N.json``, or a file of the same format) says
 what lies on which space.  Every sample point of :mod:`companion.vision.layout` whose surface
 is known there is white-balanced against the markers, converted to Lab and filed under its
-class; each class gets the mean and a widened standard deviation.  The meeples and spores
+class; each class gets the mean and a widened standard deviation.  A tile shows several path
+colours side by side, so its colours are taken instead from where its code and rotation put
+each path (:func:`companion.vision.layout.tile_colour_offsets`): each path colour along the
+outer part of its own path, the bare tile away from every path.  The meeples and spores
 shown are learned as pieces (:mod:`companion.vision.pieces`): each meeple's colour as the
 camera sees it and the ring statistics of each spore side.  Layout 1 alone (the only one
 older versions knew) teaches every colour and the unused spore sides; layouts 2 and 3 add
@@ -24,13 +27,18 @@ from companion.tiles import parse
 from companion.vision import layout as L
 from companion.vision.errors import VisionError
 from companion.vision.pieces import PLAYERS, RING_POINTS, STATS, PieceModel, symbol_features, z_distance
-from companion.vision.profile import CLASSES, MIN_STD, ColourProfile
+from companion.vision.profile import CLASSES, MIN_STD, ColourProfile, fit_white_field, white_balance
 from companion.vision.reader import BoardReader, read_image
 from companion.vision.registration import BoardTracker
 
 LAYOUTS_DIR = Path(__file__).resolve().parent.parent / "companion" / "vision" / "calibration_layouts"
 LAYOUT_PATH = LAYOUTS_DIR / "1.json"
 LAYOUT_NUMBERS = (1, 2, 3)
+OLD_LAYOUTS_DIR = LAYOUTS_DIR / "old"
+"""The layouts of earlier versions (``--layout old-1``, ``old-2``, ``old-3``): their tiles carry
+one path colour each (``P03``, ``Y024``...), which no copy of the game has.  Photos of them
+(taken with a home-made set, or by a simulator) still calibrate."""
+OLD_LAYOUT_NAMES = tuple(f"old-{n}" for n in LAYOUT_NUMBERS)
 STD_WIDEN = 1.3
 """Standard deviations are widened by this factor (plus MIN_STD) to tolerate light changes."""
 L_WIDEN = 1.6
@@ -39,18 +47,40 @@ L_WIDEN = 1.6
 
 def load_layout(path: str | Path | int | None = None) -> dict:
     """A calibration layout (board part of a position): ``None`` or 1-3 for the documented
-    layouts, else a JSON file.  Raises VisionError."""
+    layouts, ``old-1`` to ``old-3`` for those of earlier versions (:data:`OLD_LAYOUTS_DIR`),
+    else a JSON file.  Raises VisionError."""
     if path is None or str(path) in {str(n) for n in LAYOUT_NUMBERS}:
         p = LAYOUTS_DIR / f"{int(path or 1)}.json"
+    elif str(path) in OLD_LAYOUT_NAMES:
+        p = OLD_LAYOUTS_DIR / f"{str(path)[4:]}.json"
     else:
         p = Path(path)
-        if str(path).isdigit() and not p.exists():
-            raise VisionError(f"there is no calibration layout {path}: give 1, 2 or 3 (hardware/camera.md#calibration-layouts) "
-                              "or a layout JSON file")
+        if (str(path).isdigit() or str(path).startswith("old-")) and not p.exists():
+            raise VisionError(f"there is no calibration layout {path}: give 1, 2 or 3 (hardware/camera.md#calibration-layouts), "
+                              "old-1, old-2 or old-3 for the layouts of earlier versions, or a layout JSON file")
     try:
         return json.loads(Path(p).read_text())
     except (OSError, ValueError) as exc:
         raise VisionError(f"cannot read calibration layout {p}: {exc}") from exc
+
+
+def tiles_not_in_edition(layout: dict, edition_dir: str | Path | None = None) -> list[str]:
+    """Codes of the tiles of ``layout`` that are no tile type of the edition (the layouts of
+    earlier versions used tiles of one path colour, such as ``P03``), in layout order, each once."""
+    from companion.tiles import canonical
+    from companion.vision.geometry import DEFAULT_EDITION, load_tile_codes
+
+    known = {canonical(c) for c in load_tile_codes(edition_dir or DEFAULT_EDITION)}
+    out = []
+    for t in layout.get("tiles", []):
+        code = str(t.get("paths", ""))
+        try:
+            unknown = canonical(code) not in known
+        except ValueError:
+            unknown = True
+        if unknown and code not in out:
+            out.append(code)
+    return out
 
 
 def _labels(layout: dict, spaces: list[tuple[int, int]]) -> np.ndarray:
@@ -131,16 +161,28 @@ def calibrate_pieces(images: list, intrinsics=None, layouts: list | None = None,
     dummy = ColourProfile(np.zeros((len(CLASSES), 3), np.float32), np.ones((len(CLASSES), 3), np.float32))
     reader = BoardReader(profile=dummy, intrinsics=intr, tile_codes=[])
     spaces = list(reader.geo.spaces)
-    labs, labels, reproj = [], [], []
+    labs, labels, reproj, regs = [], [], [], []
+    if frames is None:
+        frames = [read_image(p) for p in images]
     for k in range(n):
-        img = frames[k] if frames is not None else read_image(images[k])
+        img = frames[k]
         reg = BoardTracker(reader.geo, intr).register(img)  # each photo registered on its own
+        regs.append(reg)
         lab = reader.sample(img, reg)
         labs.append(lab)
         labels.append(_labels(lays[k], spaces))
         reproj.append(round(float(reg.reprojection_px), 3))
-    flat_lab = np.concatenate([x.reshape(-1, 3) for x in labs])
-    flat_labels = np.concatenate([x.ravel() for x in labels])
+    # the colours of the tiles come from where the layout says each path runs (one tile shows
+    # all three path colours), not from the reader's fixed sample points
+    tile_lab, tile_labels = [], []
+    for k in range(n):
+        for cls, x in _tile_samples(reader.geo, frames[k], regs[k], lays[k]).items():
+            tile_lab.append(x)
+            tile_labels.append(np.full(len(x), CLASSES.index(cls), np.int64))
+        for t in lays[k].get("tiles", []):
+            labels[k][spaces.index((int(t["at"][0]), int(t["at"][1])))] = -1
+    flat_lab = np.concatenate([x.reshape(-1, 3) for x in labs] + tile_lab)
+    flat_labels = np.concatenate([x.ravel() for x in labels] + tile_labels)
     mean = np.zeros((len(CLASSES), 3), np.float32)
     std = np.zeros((len(CLASSES), 3), np.float32)
     counts = {}
@@ -150,12 +192,64 @@ def calibrate_pieces(images: list, intrinsics=None, layouts: list | None = None,
             raise VisionError(f"calibration layouts show too little {c!r} ({len(x)} samples): check the layout files")
         mean[i], std[i], counts[c] = _robust_class(x)
         std[i, 0] *= L_WIDEN
-    profile = ColourProfile(mean, std)
+    sizes = {(int(f.shape[1]), int(f.shape[0])) for f in frames}
+    if len(sizes) > 1:
+        raise VisionError("the calibration photos differ in size (" + ", ".join(f"{w}x{h}" for w, h in sorted(sizes))
+                          + " px): take them all with the mounted camera at the size it plays at")
+    profile = ColourProfile(mean, std, frame_size=sizes.pop())
     profile.pieces, piece_summary = _learn_pieces(labs, lays, spaces)
-    summary = {"samples": int(sum(counts.values())), "per_class": counts,
+    odd = [(k, tiles_not_in_edition(lay)) for k, lay in enumerate(lays)]
+    names = [str(images[k]) if images and k < len(images) else f"photo {k + 1}" for k in range(n)]
+    summary = {"layout_notes": [f"the layout of {names[k]} has tiles no copy of the game has ({', '.join(codes)}): "
+                                "the photo was learned from as it is; the current layouts 1, 2, 3 "
+                                "(hardware/camera.md#calibration-layouts) use the game's own tiles"
+                                for k, codes in odd if codes],
+               "samples": int(sum(counts.values())), "per_class": counts,
                "separation": separation(profile), "pieces": piece_summary,
                "reprojection_px": reproj[0] if n == 1 else reproj}
     return profile, summary
+
+
+def sample_board_points(geo, frame: np.ndarray, reg, pts_mm: np.ndarray) -> np.ndarray:
+    """White-balanced Lab float32 (n, 3) of ``frame`` (BGR uint8) at board points ``pts_mm``
+    (float (n, 2), mm), balanced against the white paper around the markers the registration
+    ``reg`` saw, as the reader balances its own sample points
+    (:meth:`companion.vision.reader.BoardReader.balance`)."""
+    import cv2
+
+    ids = [m.id for m in geo.markers]
+    marker_xy = np.array([m.center_mm for m in geo.markers], np.float32)
+    wref = L.white_reference_offsets_mm(geo.marker_size_mm)
+    white_pts = reg.shift_marker_points((marker_xy[:, None, :] + wref[None]).reshape(-1, 2), ids)
+    px = reg.to_image(np.vstack([np.asarray(pts_mm, np.float32).reshape(-1, 2), white_pts]))
+    bgr = cv2.remap(frame, np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+    n = len(pts_mm)
+    white_bgr = bgr[n:].reshape(len(ids), -1, 3)
+    seen = [k for k, i in enumerate(ids) if i in reg.markers_px]
+    marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
+    return white_balance(bgr[:n], fit_white_field(marker_xy[seen], marker_white, np.asarray(pts_mm, np.float32)))
+
+
+def _tile_samples(geo, frame: np.ndarray, reg, layout: dict) -> dict[str, np.ndarray]:
+    """Lab float32 (n, 3) per class (a path colour, ``tile`` for the bare tile) from every tile
+    of ``layout`` no meeple stands on, taken where the tile's code and rotation put that colour
+    (:func:`companion.vision.layout.tile_colour_offsets`)."""
+    under_meeples = {tuple(int(v) for v in m) for m in layout.get("meeples", {}).values()}
+    pts, classes = [], []
+    for t in layout.get("tiles", []):
+        at = (int(t["at"][0]), int(t["at"][1]))
+        if at in under_meeples:
+            continue  # a standing meeple hides a different part of its tile from every camera
+        centre = np.array(geo.center_mm(at), np.float32)
+        for cls, off in L.tile_colour_offsets(t["paths"]).items():
+            pts.append(centre + geo.hex_size_mm * off)
+            classes += [cls] * len(off)
+    if not pts:
+        return {}
+    lab = sample_board_points(geo, frame, reg, np.concatenate(pts))
+    classes = np.array(classes)
+    return {c: lab[classes == c] for c in np.unique(classes)}
 
 
 def _robust_class(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:

@@ -38,10 +38,11 @@ def load_layout_board(path: Path) -> dict:
 
 def render_calibration_frames(style, light, seed: int, size: tuple[int, int] = (1920, 1080),
                               camera: Camera | None = None, geo: BoardGeometry | None = None,
-                              table: str = "wood") -> list[Frame]:
+                              table: str = "wood", layouts: list[Path] | None = None) -> list[Frame]:
     """One photo per calibration layout, in ``style`` under ``light`` (a Light or preset name;
     a preset is drawn once from ``seed``, so all photos share one lamp).  ``camera``: the
-    mounted camera (default: a mild random pose from ``seed``).  Each frame's truth also has
+    mounted camera (default: a mild random pose from ``seed``).  ``layouts``: the layout files
+    to photograph (default :func:`calibration_layouts`).  Each frame's truth also has
     ``layout`` (the file's path).
     """
     from companion.sim.light import light_preset
@@ -52,7 +53,7 @@ def render_calibration_frames(style, light, seed: int, size: tuple[int, int] = (
         light = light_preset(light, rng)
     cam = camera or make_camera(geo, random_conditions(rng), size)
     frames = []
-    for path in calibration_layouts():
+    for path in layouts or calibration_layouts():
         f = render_styled(load_layout_board(path), geo, style, light, rng=rng, size=size, camera=cam, table=table)
         f.truth["layout"] = str(path)
         frames.append(f)

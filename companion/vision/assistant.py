@@ -8,10 +8,11 @@
   reader's minimum :data:`MIN_PX_PER_HEX_SIDE` (``hardware/camera.md``), giving "lower the
   camera" when the far side is too small, "raise the camera" when markers touch the frame's
   edge, "turn it" when the near side is much larger than the far side (a tilted camera);
-- focus: in each ninth of the board, the variance of the Laplacian of the (lightly denoised)
-  grey frame and, on its edges, the Laplacian's energy over the gradient's (about 1 / blur
-  width squared, whatever the contrast); "soft" when either is low (:data:`FOCUS_MIN`,
-  :data:`FOCUS_EDGE_RATIO`), with where;
+- focus: on the edges of the whole frame and of each ninth of the board, the Laplacian's
+  energy over the gradient's of the (lightly denoised) grey frame (about 1 / blur width
+  squared, whatever the contrast; :data:`FOCUS_EDGE_RATIO`): "out of focus" when the whole
+  frame is soft, else "soft" with where (the variance of the Laplacian is reported, not judged:
+  it measures what lies on the board as much as the focus);
 - exposure: the share of clipped pixels in every space (a heat map), "move the lamp" when the
   board reader finds spaces unreadable under glare (the very verdict ``read-board`` gives on the
   same frame: one source of truth), and the whole-frame checks of
@@ -47,22 +48,21 @@ EDGE_MARGIN = 0.02
 TILT_RATIO = 1.3
 """Pixels per hex side at the nearest space over the farthest beyond which the camera is
 called tilted (a 15 degree tilt gives about 1.15 with the Camera Module 3 at 700 mm)."""
-FOCUS_MIN = 5.0
-"""Variance of the Laplacian (grey levels squared, after a 0.8 px Gaussian that takes the
-sensor noise out) below which an area of the board is soft.  It grows with what is on the
-board: on the bench sharp frames measure 20 (empty board) to 110 (full), frames blurred by
-1.5 px 3-18, by 2.5 px 1-8; hence also :data:`FOCUS_EDGE_RATIO`."""
-FOCUS_SHARP_EDGE_RATIO = 0.011
-"""Edge ratio (:data:`FOCUS_EDGE_RATIO`) from which an area is sharp whatever its variance of
-the Laplacian: an empty board of a plain art measures 0.012-0.015 with a variance of 4-6; a
-1.5 px blur brings the edges to 0.003-0.009."""
 FOCUS_MIN_EDGE_PX = 400
 """Edge pixels an area of the board needs for a focus verdict (a hex side at the reader's
 minimum resolution is 35 px, its line dilated 5 px wide about 175 px)."""
-FOCUS_EDGE_RATIO = 0.006
-"""Mean squared Laplacian over mean squared gradient on the board's edges (pixels within 2 px
-of a gradient above 30 % of the strongest) below which an area is soft: 0.013-0.018 sharp,
-0.007-0.015 at 0.8 px blur, 0.003-0.009 at 1.5 px, 0.001-0.004 at 2.5 px on the bench."""
+FOCUS_EDGE_RATIO = 0.0036
+"""Mean squared Laplacian over mean squared gradient on edges (pixels within 2 px of a gradient
+above :data:`EDGE_STRENGTH` of the strongest), about 1 / blur width squared whatever the
+contrast, below which a picture or an area of the board is soft.  Rendered 1920x1080 frames of
+five art styles (``bench``-style light, JPEG 92): the whole frame measures 0.0067-0.0081 at a
+blur of 0.6 px, 0.0046-0.0054 at 0.9 px (the sharpest and the softest a sharp camera gives in the
+simulator), 0.0023-0.0028 at 1.5 px and 0.0011-0.0016 at 2.5 px; an area of the board holding
+pieces 0.0049-0.0059 at 0.9 px, 0.0024-0.0031 at 1.5 px.  An area of empty spaces measures its
+board's smooth mottling (0.0067-0.0073 whatever the blur), so it is never called soft on its own:
+a blur over the whole picture is judged on the whole frame, whose strongest edges are the markers'."""
+EDGE_STRENGTH = 0.3
+"""An area's edges: pixels whose gradient is above this share of the area's strongest."""
 CLIP_LEVEL = 250
 """A pixel with every channel at or above this is clipped."""
 CLIP_SPACE = 0.2
@@ -124,7 +124,7 @@ class SetupReport:
                                 "minimum": MIN_PX_PER_HEX_SIDE},
             "focus": {"laplacian_variance": r(self.focus), "by_area": {k: r(v) for k, v in self.focus_by_area.items()},
                       "edge_ratio_by_area": {k: round(v, 4) for k, v in self.edge_ratio_by_area.items()},
-                      "soft": self.soft_areas, "minimum": FOCUS_MIN, "edge_ratio_minimum": FOCUS_EDGE_RATIO},
+                      "soft": self.soft_areas, "edge_ratio_minimum": FOCUS_EDGE_RATIO},
             "glare": {"unreadable_spaces": self.unreadable_spaces(),
                       "clipped_by_space": {k: round(v, 3) for k, v in self.clipped_by_space.items() if v > 0}},
             "confidence": self.confidence,
@@ -197,6 +197,11 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         advice.append(_resolution_advice(rep.image_size, geo))
         if len(copies) < 2:
             return rep
+    # a frame smaller than the calibration's: the sizes say more than whatever markers it shows
+    from companion.vision.profile import frame_size_problem
+    wrong_size = frame_size_problem(rep.image_size, getattr(reader, "profile", None), intrinsics)
+    if wrong_size and not advice:
+        advice.append(Advice("resolution", wrong_size))
     small_frame = bool(advice)
     why = _why_no_markers(gray, finder, geo, len(copies)) if rep.missing and len(copies) < 2 and not small_frame else None
     if why is not None and why.code in ("mirrored", "focus", "lower"):
@@ -305,27 +310,30 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         ratio = _edge_ratio(grad2, lv, pix_area == i + 1, hgt, wid)
         if ratio is not None:
             rep.edge_ratio_by_area[a] = ratio
-    # a flat stretch of board (the empty spaces of a plain art) has a low variance of the
-    # Laplacian however sharp the lens: there the edges it has decide; an area with too few
-    # edges of its own to measure (empty spaces with faint lines) gives no verdict at all
-    rep.soft_areas = [a for a in order if a in rep.edge_ratio_by_area and (
-        rep.edge_ratio_by_area[a] < FOCUS_EDGE_RATIO or (
-            rep.focus_by_area[a] < FOCUS_MIN and rep.edge_ratio_by_area[a] < FOCUS_SHARP_EDGE_RATIO))]
+    # only the edges decide: the variance of the Laplacian of a flat stretch of board (the empty
+    # spaces of a plain art) is low however sharp the lens; an area with too few edges of its own
+    # to measure (empty spaces with faint lines) gives no verdict; a picture blurred as a whole
+    # is soft everywhere, empty areas included
+    whole_ratio = frame_edge_ratio(gray)
+    if whole_ratio < FOCUS_EDGE_RATIO:
+        rep.soft_areas = list(order)
+    else:
+        rep.soft_areas = [a for a in order if rep.edge_ratio_by_area.get(a, 1.0) < FOCUS_EDGE_RATIO]
     if far < MIN_PX_PER_HEX_SIDE:
         # a hex a few px wide has too few edges for a ratio by ninths (it read 0.000 on sharp
         # frames): judge only the whole frame, and only past the resolution advice
         rep.soft_areas = []
-        ratio = frame_edge_ratio(gray)
-        if not small_frame and ratio < FOCUS_EDGE_RATIO:
-            advice.append(Advice("focus", f"the whole picture is out of focus (edge ratio {ratio:.4f}, a sharp frame "
-                                          "measures about 0.01 or more): focus the lens on the board "
+        if not small_frame and whole_ratio < FOCUS_EDGE_RATIO:
+            advice.append(Advice("focus", f"the whole picture is out of focus (edge ratio {whole_ratio:.4f}, a sharp "
+                                          "frame measures about 0.005 or more): focus the lens on the board "
                                           "(its focus ring, or LensPosition on a Camera Module 3)"))
     if rep.soft_areas:
         whole = len(rep.soft_areas) >= len(order) - 1
+        measured = [rep.edge_ratio_by_area[a] for a in rep.soft_areas if a in rep.edge_ratio_by_area]
         advice.append(Advice("focus", ("the whole board is out of focus" if whole else
                                        f"the board is soft at the {_where(rep.soft_areas)}")
-                             + f" (variance of the Laplacian {min(rep.focus_by_area[a] for a in rep.soft_areas):.0f}, "
-                               f"edge ratio {min(rep.edge_ratio_by_area[a] for a in rep.soft_areas):.3f}): "
+                             + f" (edge ratio {min(measured + [whole_ratio] if whole else measured):.4f}, a sharp "
+                               "picture measures about 0.005 or more): "
                              + ("focus the lens on the board (its focus ring, or LensPosition on a Camera Module 3)" if whole else
                                 "focus on the board's centre, or turn the camera to look straight down")))
 
@@ -377,7 +385,7 @@ def _why_no_markers(gray: np.ndarray, finder: MarkerFinder, geo: BoardGeometry, 
     sharp = frame_edge_ratio(gray)
     if sharp < FOCUS_EDGE_RATIO:
         return Advice("focus", f"only {seen} of 4 corner markers read, and the whole picture is out of focus "
-                               f"(edge ratio {sharp:.4f}, a sharp frame measures about 0.01 or more): "
+                               f"(edge ratio {sharp:.4f}, a sharp frame measures about 0.005 or more): "
                                "focus the lens on the board (turn its focus ring, or set LensPosition on a "
                                "Camera Module 3) before moving the camera")
     small = _small_markers(gray, geo)
@@ -418,7 +426,7 @@ def _edge_ratio(grad2: np.ndarray, lap: np.ndarray, mask: np.ndarray, hgt: int, 
     strong = float(np.percentile(np.sqrt(grad2[mask]), 99.5))
     if strong <= 0:
         return None
-    edges = cv2.dilate(((grad2 > (0.3 * strong) ** 2) & mask).reshape(hgt, wid).astype(np.uint8),
+    edges = cv2.dilate(((grad2 > (EDGE_STRENGTH * strong) ** 2) & mask).reshape(hgt, wid).astype(np.uint8),
                        np.ones((5, 5), np.uint8)).ravel().astype(bool) & mask
     if edges.sum() < FOCUS_MIN_EDGE_PX:
         return None

@@ -32,7 +32,7 @@ def _read_board(args: argparse.Namespace) -> int:
     from companion.tiles import TileCodeError, validate
     from companion.vision.errors import VisionError
     from companion.vision.geometry import DEFAULT_EDITION, BoardGeometryError
-    from companion.vision.profile import ProfileError, load_profile
+    from companion.vision.profile import ProfileError, frame_size_problem, load_profile
     from companion.vision.reader import BoardReader, read_image
 
     try:
@@ -41,6 +41,9 @@ def _read_board(args: argparse.Namespace) -> int:
         intr = load_intrinsics(args.intrinsics) if args.intrinsics else None
         reader = BoardReader(profile=profile, intrinsics=intr, edition_dir=args.edition or DEFAULT_EDITION)
         frame = read_image(args.image)
+        wrong_size = frame_size_problem((frame.shape[1], frame.shape[0]), profile, intr)
+        if wrong_size:
+            raise VisionError(wrong_size)
         reading = reader.read(frame, hand=hand)
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError, TileCodeError) as exc:
         print(f"mycelium-companion read-board: {exc}", file=sys.stderr)

@@ -98,3 +98,89 @@ def white_reference_offsets_mm(marker_size_mm: float, quiet_mm: float = 8.0) -> 
     t = np.linspace(-d, d, 5)[:-1]
     side = [(x, -d) for x in t] + [(d, y) for y in t] + [(-x, d) for x in t] + [(-d, -y) for y in t]
     return np.array(side, np.float32)
+
+
+TILE_RADIUS = 0.95
+"""A tile's printed hexagon, centre to corner, in units of s (a little inside its space)."""
+PATH_HALF_WIDTH = 0.17
+"""Half the documented path width (0.34 s)."""
+SPUR_END = 0.35
+"""Where a one-edge path (a spur) ends, from the centre, in units of s."""
+
+
+def path_segments(code: str) -> list[tuple[str, list[tuple[np.ndarray, np.ndarray]]]]:
+    """Centre lines of the paths of tile ``code`` (as laid), in units of s from the space centre
+    (x right, y down): per path its colour and one segment (edge end, hub) per edge, float64 (2,)
+    each.  A path leaves the midpoint of its edge of the printed hexagon (:data:`TILE_RADIUS`)
+    and runs to its hub: half-way to the mean of its edge ends (the centre when two of its edges
+    are opposite, or three are spaced evenly), or :data:`SPUR_END` out along its edge for a
+    spur.  Raises :class:`companion.tiles.TileCodeError` for a malformed code."""
+    from companion.tiles import parse
+
+    apothem = TILE_RADIUS * math.sqrt(3) / 2
+    out = []
+    for path in parse(code).paths:
+        ends = [np.array(_edge_unit(e)) * apothem for e in sorted(path.edges)]
+        if len(ends) == 1:
+            hub = np.array(_edge_unit(next(iter(path.edges)))) * SPUR_END
+        else:
+            hub = 0.5 * np.mean(ends, axis=0)
+        out.append((path.color, [(end, hub) for end in ends]))
+    return out
+
+
+def _distance_to_segment(pts: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ab = b - a
+    t = np.clip(((pts - a) @ ab) / max(float(ab @ ab), 1e-12), 0.0, 1.0)
+    return np.linalg.norm(pts - (a + t[:, None] * ab), axis=1)
+
+
+def tile_colour_offsets(code: str, step: float = 0.04, across: float = 0.07, inner: float = 0.56,
+                        outer: float = 0.78, clearance: float = 0.3) -> dict[str, np.ndarray]:
+    """Where each colour of tile ``code`` (as laid) can be seen for sure: path colour name, and
+    ``"tile"`` for the bare tile, -> float32 (n, 2) offsets from the space centre in units of s.
+
+    A path's points lie along the outer part of its centre line (between ``inner`` and ``outer``
+    from the centre, ``step`` apart, at 0, +-``across`` / 2 and +-``across`` to the side): where
+    every printing draws it straight in from its edge, whatever the shape of its bend or hub,
+    and as far out and as wide as the reader's own edge points (:data:`EDGES`: 0.6 and 0.74 s
+    out, 0.07 s to either side), so the colour is learned as the reader will see it, the
+    path's borders included.  Points within
+    ``clearance`` of a path of another colour are left out, so no colour is learned from where
+    two paths meet or run side by side.  The bare tile's points lie on a grid inside the printed
+    hexagon, at least ``clearance`` from every path and 0.1 s in from the tile's edge (a tile
+    lies a millimetre or so off its space).  A colour with no such points is left out (a tile
+    with paths on all six edges shows no bare tile for sure)."""
+    segments = path_segments(code)
+    samples: dict[str, list[np.ndarray]] = {}
+    for colour, segs in segments:
+        for end, hub in segs:
+            length = float(np.linalg.norm(end - hub))
+            if length < 1e-6:
+                continue
+            along, side = (hub - end) / length, np.array([-(hub - end)[1], (hub - end)[0]]) / length
+            t = np.arange(0.0, length + 1e-9, step)
+            line = end[None, :] + t[:, None] * along[None, :]
+            pts = np.concatenate([line + k * across * side[None, :] for k in (-1, -0.5, 0, 0.5, 1)])
+            r = np.linalg.norm(pts, axis=1)
+            pts = pts[(r >= inner) & (r <= outer)]
+            for other, osegs in segments:
+                if other != colour and len(pts):
+                    near = np.min([_distance_to_segment(pts, a, b) for a, b in osegs], axis=0)
+                    pts = pts[near >= clearance]
+            samples.setdefault(colour, []).append(pts)
+    g = np.arange(-TILE_RADIUS, TILE_RADIUS + 1e-9, step / 2 * 2)
+    grid = np.array([(x, y) for y in g for x in g])
+    normals = np.array([_edge_unit(e) for e in range(6)])
+    inside = np.max(grid @ normals.T, axis=1) <= TILE_RADIUS * math.sqrt(3) / 2 - 0.1
+    bare = grid[inside]
+    if segments:
+        near = np.min([_distance_to_segment(bare, a, b) for _, segs in segments for a, b in segs], axis=0)
+        bare = bare[near >= clearance]
+    samples.setdefault("tile", []).append(bare)
+    out = {}
+    for colour, parts in samples.items():
+        pts = np.concatenate(parts) if parts else np.zeros((0, 2))
+        if len(pts):
+            out[colour] = pts.astype(np.float32)
+    return out

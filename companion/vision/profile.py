@@ -10,7 +10,9 @@ cannot outvote the rest.  Profiles are JSON::
      "pieces": {...}}
 
 ``pieces`` (optional; profiles made before it read as before) is what calibration learned of
-the meeples and both spore sides (:class:`companion.vision.pieces.PieceModel`).
+the meeples and both spore sides (:class:`companion.vision.pieces.PieceModel`).  ``frame_size``
+(optional, ``[width, height]`` px) is the size of the calibration photos: frames much smaller
+show every piece in fewer pixels than the profile learned it from (:func:`frame_size_problem`).
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ class ProfileError(ValueError):
 class ColourProfile:
     """``mean`` and ``std``: float32 (K, 3) Lab per class, in :data:`CLASSES` order;
     ``pieces``: learned meeple and spore appearance, or ``None``; ``builtin``: the reference
-    copy's profile shipped with the companion, not one calibrated at this table."""
+    copy's profile shipped with the companion, not one calibrated at this table; ``frame_size``:
+    (width, height) px of the calibration photos, ``None`` for profiles made before it was kept."""
 
     mean: np.ndarray
     std: np.ndarray
     pieces: "PieceModel | None" = None
     builtin: bool = False
+    frame_size: tuple[int, int] | None = None
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -92,6 +96,8 @@ class ColourProfile:
         }
         if self.pieces is not None:
             d["pieces"] = self.pieces.to_json()
+        if self.frame_size is not None:
+            d["frame_size"] = [int(self.frame_size[0]), int(self.frame_size[1])]
         return d
 
     def save(self, path: str | Path) -> None:
@@ -114,7 +120,11 @@ class ColourProfile:
                 pieces = PieceModel.from_json(d["pieces"])
             except (KeyError, TypeError, ValueError) as exc:
                 raise ProfileError(f"colour profile: malformed 'pieces' section ({exc}); calibrate again") from exc
-        return cls(mean, np.maximum(std, MIN_STD), pieces)
+        size = d.get("frame_size")
+        valid = isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)
+        if size is not None and not valid:
+            raise ProfileError(f"colour profile: 'frame_size' must be [width, height] in px, got {size!r}; calibrate again")
+        return cls(mean, np.maximum(std, MIN_STD), pieces, frame_size=tuple(size) if size else None)
 
 
 def load_profile(path: str | Path | None = None) -> ColourProfile:
@@ -158,3 +168,31 @@ def fit_white_field(marker_xy_mm: np.ndarray, marker_white: np.ndarray, pts_mm: 
         return np.column_stack(cols)
     coef, *_ = np.linalg.lstsq(design(marker_xy_mm), marker_white, rcond=None)
     return np.clip(design(pts_mm) @ coef, 20.0, 400.0).astype(np.float32)
+
+
+SMALLER_FRAME = 0.8
+"""A frame whose width or height is under this share of the calibration photos' is refused by
+:func:`frame_size_problem` (a camera reopened at a lower resolution, a 960x540 mode)."""
+
+
+def frame_size_problem(size: tuple[int, int], profile: ColourProfile | None = None, intrinsics=None) -> str | None:
+    """A sentence when a frame of ``size`` (width, height) px cannot be read with ``profile`` or
+    ``intrinsics`` (:class:`calibration.intrinsics.Intrinsics`), else ``None``.
+
+    Intrinsics hold in the pixels of the photos they were calibrated on: any other frame size
+    is refused.  A profile is refused for frames clearly smaller than its calibration photos
+    (:data:`SMALLER_FRAME`): the pieces then cover fewer pixels than it learned them from and
+    the reader's 35 px per hex side (``hardware/camera.md``) is lost; a profile without a
+    recorded size (made before it was kept) accepts every size."""
+    w, h = int(size[0]), int(size[1])
+    if intrinsics is not None and tuple(int(v) for v in intrinsics.image_size) != (w, h):
+        iw, ih = (int(v) for v in intrinsics.image_size)
+        return (f"the frame is {w}x{h} px but the intrinsics were calibrated on {iw}x{ih} px photos: set the camera "
+                f"to {iw}x{ih}, or run 'calibrate camera' at {w}x{h}")
+    if profile is not None and profile.frame_size is not None:
+        pw, ph = profile.frame_size
+        if w < SMALLER_FRAME * pw or h < SMALLER_FRAME * ph:
+            return (f"the frame is {w}x{h} px, smaller than the {pw}x{ph} px of the photos the colour profile was "
+                    f"calibrated on: every piece shows in fewer pixels than the profile learned it from; set the camera to "
+                    f"{pw}x{ph}, or calibrate again at this size")
+    return None

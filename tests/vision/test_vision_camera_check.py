@@ -121,8 +121,9 @@ def test_focus_says_where_it_is_soft_and_an_empty_board_is_not_soft(geo):
     cond = mild()
     frame = shoot(geo, cond).image
     soft = frame.copy()
-    ramp = np.clip((900 - np.arange(frame.shape[1])) / 200.0, 0, 1)[None, :, None]  # a lens focused on the right:
-    soft = (ramp * cv2.GaussianBlur(frame, (0, 0), 3.0) + (1 - ramp) * frame).astype(np.uint8)  # sharpness falls off
+    # a lens focused on the right: the left third of the board is out of focus
+    ramp = np.clip((950 - np.arange(frame.shape[1])) / 50.0, 0, 1)[None, :, None]
+    soft = (ramp * cv2.GaussianBlur(frame, (0, 0), 3.0) + (1 - ramp) * frame).astype(np.uint8)
     rep = assess(soft, geo)
     assert "left" in rep.soft_areas and not {"centre", "right", "top right", "bottom right"} & set(rep.soft_areas)
     assert any(a.code == "focus" and "soft at the" in a.text for a in rep.advice)
@@ -244,3 +245,25 @@ def test_a_mirrored_picture_gets_only_the_mirror_advice(geo):
 
     rep = assess(cv2.flip(shoot(geo, mild()).image, 1), geo)
     assert [a.code for a in rep.advice] == ["mirrored"]
+
+
+@pytest.mark.parametrize("style", ["bands", "woodcut"])
+def test_a_sharp_photo_gets_no_focus_advice_and_a_soft_one_does(geo, style):
+    """Judged as a user sees it: the softest camera the simulator calls sharp (a 0.9 px blur)
+    gets no word about focus, whatever lies on the board; a 1.5 px blur is out of focus."""
+    import dataclasses
+
+    from companion.sim.calibration import calibration_layouts, load_layout_board
+    from companion.sim.light import light_preset
+    from companion.sim.render import Conditions, render_styled
+    from companion.vision.assistant import assess
+
+    board = load_layout_board(calibration_layouts()[0])
+    said = {}
+    for blur in (0.9, 1.5):
+        rng = np.random.default_rng(115)
+        light = dataclasses.replace(light_preset("daylight", rng), blur_sigma=blur, jpeg_quality=92)
+        frame = render_styled(board, geo, style, light, rng=rng, size=HD, camera=make_camera(geo, Conditions(), HD)).image
+        said[blur] = [a.text for a in assess(frame, geo).advice if a.code == "focus"]
+    assert said[0.9] == []
+    assert said[1.5] and "out of focus" in said[1.5][0]

@@ -27,7 +27,9 @@ def profiles(tmp_path_factory):
         parser = argparse.ArgumentParser()
         calib_cli.register(parser.add_subparsers(dest="command"))
         path = base / f"{preset}.json"
-        args = parser.parse_args(["calibrate", "pieces", "--image", str(CASES / f"cal_{preset}.jpg"), "--out", str(path), "--json"])
+        # these photos show calibration layout 1 as it was before the layouts used the game's own tiles
+        args = parser.parse_args(["calibrate", "pieces", "--image", str(CASES / f"cal_{preset}.jpg"), "--layout", "old-1",
+                                  "--out", str(path), "--json"])
         assert args.func(args) == 0
         out[preset] = path
     return out
