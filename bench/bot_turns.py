@@ -71,8 +71,9 @@ class SoloTable(BotTable):
             self.maybe(max(spots, key=lambda m: distance(Hex(*m["at"]), hero) if hero else 0) if spots else None)
 
 
-def count_game(mode: str, seed: int, c: Counter, players: int | None = None, solo: bool = False) -> None:
-    """Play one greedy game of ``mode`` and add its figures to ``c`` (blue's only when ``solo``)."""
+def count_game(mode: str, seed: int, c: Counter, players: int | None = None, solo: bool = False) -> int:
+    """Play one greedy game of ``mode``, add its figures to ``c`` (blue's only when ``solo``)
+    and return blue's victory points."""
     players = players or (4 if mode == "team" else 2 + seed % 3)
     cfg = GameConfig(players=COLORS[:players], mode=mode,
                      teams={"blue": "1", "orange": "2", "red": "1", "black": "2"} if mode == "team" else None)
@@ -111,11 +112,9 @@ def count_game(mode: str, seed: int, c: Counter, players: int | None = None, sol
     c["games"] += 1
     c[f"games_{players}p"] += 1
     c[f"ended_early_{players}p"] += table.position.bag > 0
-    if solo:
-        vp = economy.victory_points(table.position, ed, SoloTable.hero)
-        c[f"solo_vp_{players}p"] += vp
-        c[f"solo_goal_{players}p"] += vp >= ed.competitive_vp
-        c.setdefault("solo_vps", []).append(vp)   # type: ignore[arg-type]
+    vp = economy.victory_points(table.position, ed, SoloTable.hero)
+    c[f"goal_alone_{players}p"] += vp >= ed.competitive_vp
+    return vp
 
 
 def main() -> None:
@@ -128,8 +127,7 @@ def main() -> None:
     args = ap.parse_args()
     c: Counter = Counter()
     t0 = time.perf_counter()
-    for s in range(args.seed, args.seed + args.games):
-        count_game(args.mode, s, c, args.players, args.solo)
+    blue_vp = [count_game(args.mode, s, c, args.players, args.solo) for s in range(args.seed, args.seed + args.games)]
     dt = (time.perf_counter() - t0) / args.games
     turns, games = c["turns"], c["games"]
     print(f"greedy bots{' (solo: blue only, the others discard)' if args.solo else ''}, {args.mode}, "
@@ -146,9 +144,10 @@ def main() -> None:
     bought = {k: v for k, v in sorted(c.items()) if k.startswith("bought_")}
     print("  cards bought by VP: " + ", ".join(f"{k[7:]} {v}" for k, v in bought.items()))
     if args.solo:
-        vps = sorted(c["solo_vps"])
-        print(f"  blue's VP at the end: median {statistics.median(vps)}, max {vps[-1]} ({' '.join(map(str, vps))}); "
-              "reached 10 VP: " + ", ".join(f"{k}p {c[f'solo_goal_{k}p']}/{c[f'games_{k}p']}" for k in (2, 3, 4) if c[f"games_{k}p"]))
+        vps = sorted(blue_vp)
+        print(f"  blue's VP at the end: mean {statistics.mean(vps):.2f}, median {statistics.median(vps)}, max {vps[-1]} "
+              f"({' '.join(map(str, vps))}); reached 10 VP: "
+              + ", ".join(f"{k}p {c[f'goal_alone_{k}p']}/{c[f'games_{k}p']}" for k in (2, 3, 4) if c[f"games_{k}p"]))
     print("  ended at the VP goal before the bag was empty: " + ", ".join(
         f"{k}p {c[f'ended_early_{k}p']}/{c[f'games_{k}p']}" for k in (2, 3, 4) if c[f"games_{k}p"]))
 
