@@ -13,7 +13,11 @@
   the meeple can no longer grow in counts as a new network, the spore restarts after a
   purchase where what is left of a network starts the next card, and in team play each
   member also gathers their share of the teammate's card (9.c).  No lookahead beyond the
-  turn and no rollouts.  Self-play figures: ``bench/rules.py``.
+  turn and no rollouts: a look-ahead to the player's next placement, a rule that waits for a
+  dearer card and teammates splitting their targets were measured and played no better
+  (``docs/rules.md``, "Where the greedy bots' turns go").  Self-play figures:
+  ``bench/rules.py``; what one player alone reaches in the bag's turns:
+  ``bench/bot_turns.py --solo``.
 
 A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`check`).
 """

@@ -152,19 +152,19 @@ def test_the_bot_buys_after_a_placement_completes_the_network_reached_by_a_move(
 
 def test_a_network_that_cannot_grow_is_not_counted_on_for_a_bigger_card():
     # 4.a.1: tiles grow only from the network the meeple stands on.  Blue's two pink tiles
-    # are walled in by rocks, so b01 (3 pink tiles, 2 VP) would need a new network; a01 (2 pink
-    # tiles, 1 VP) is paid by the tiles already there and becomes the card to work toward.
-    # (A tree with free slots is a source of b01's white cube, 5.b.)
+    # are walled in by rocks, so b01 (3 pink tiles, 3 VP) would need a new network; a01 (2 pink
+    # tiles, 2 VP) is paid by the tiles already there and becomes the card to work toward.
+    # (Blue holds b01's white cube, which only mycorrhizae give, 5.b.)
     from companion.edition import load_edition
     ed = load_edition()
     pos = make_position(tiles={(1, 0): "P03", (0, 0): "P03"}, rocks=[(2, 0), (-1, 0)], trees=[(0, -3)],
                         meeples={"blue": (1, 0), "orange": (-4, 0)}, hands={"blue": ["Y03.G5"] * 3, "orange": []},
-                        market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
+                        nutrients={"blue": {"white": 1}}, market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
     assert GreedyBot(random.Random(1)).target(pos, ed, "blue").card == "a01"
     # With an open end the same network is worth growing toward the dearer card.
     pos = make_position(tiles={(1, 0): "P03", (0, 0): "P03"}, rocks=[(2, 0)], trees=[(0, -3)],
                         meeples={"blue": (1, 0), "orange": (-4, 0)}, hands={"blue": ["Y03.G5"] * 3, "orange": []},
-                        market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
+                        nutrients={"blue": {"white": 1}}, market={"a": ["a01"], "b": ["b01"]}, decks={"a": 5, "b": 5})
     assert GreedyBot(random.Random(1)).target(pos, ed, "blue").card == "b01"
 
 
@@ -183,3 +183,20 @@ def test_after_a_purchase_the_spore_restarts_on_what_is_left_of_a_network():
     mv = GreedyBot(random.Random(1)).next_action(pos, ed)
     assert mv["action"] == "buy" and mv["card"] == "a01"
     assert mv["spore_to"] == [3, 1]
+
+
+def test_a_card_two_placements_away_is_bought_on_the_second_turn():
+    # 6.a: a01 takes 2 pink tiles of the network the meeple stands on; blue holds its cubes
+    # (1 pink, 1 yellow) and two pink tiles.  Growing pink from the spore (4.a.1) on each turn
+    # completes the network on the second, and the card is bought at once (6).
+    from companion.edition import load_edition
+    ed = load_edition()
+    pos = make_position(hands={"blue": ["P03", "P03", "Y03"], "orange": []}, nutrients={"blue": {"pink": 1, "yellow": 1}},
+                        market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
+    bot = GreedyBot(random.Random(1))
+    first, pos = _play_turn(bot, pos, ed)
+    assert [m["action"] for m in first] == ["place"] and first[0]["tile"] == "P03"
+    pos.taken = []   # blue's next turn (the others pass)
+    second, pos = _play_turn(bot, pos, ed)
+    assert second[-1]["action"] == "buy" and second[-1]["card"] == "a01"
+    assert pos.cards["blue"] == ["a01"]

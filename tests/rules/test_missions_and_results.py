@@ -107,7 +107,7 @@ def test_forest_communication_reward_is_paid_once():
 
 
 def test_competitive_first_to_ten_points_wins_on_the_purchase():
-    pos = make_position(tiles={(3, 0): "P03", (2, 0): "P03", (1, 0): "P03"}, cards={"blue": ["b03", "b06", "a03"]},
+    pos = make_position(tiles={(3, 0): "P03", (2, 0): "P03", (1, 0): "P03"}, cards={"blue": ["b03", "a02"]},
                         meeples={"blue": (3, 0), "orange": (-4, 0)}, nutrients={"blue": {"pink": 1, "yellow": 1}},
                         market={"a": ["a01"], "b": []}, taken=["place"])
     p = apply(pos, {"player": "blue", "action": "buy", "card": "a01"}).position
@@ -115,8 +115,8 @@ def test_competitive_first_to_ten_points_wins_on_the_purchase():
 
 
 @pytest.mark.parametrize("cards,nutrients,winners,why", [
-    ({"blue": ["a02"], "orange": ["a01"]}, {}, ["blue"], "with 2 VP"),
-    ({"blue": ["a02"], "orange": ["a01", "a03"]}, {}, ["orange"], "broken by cards"),
+    ({"blue": ["a02"], "orange": ["a01"]}, {}, ["blue"], "with 3 VP"),
+    ({"blue": ["b02"], "orange": ["a01", "a03"]}, {}, ["orange"], "broken by cards"),
     ({"blue": ["a01"], "orange": ["a03"]}, {"orange": {"pink": 1}}, ["orange"], "broken by nutrients"),
     ({"blue": ["a01"], "orange": ["a03"]}, {}, ["blue", "orange"], "share the victory"),
 ])
