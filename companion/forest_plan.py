@@ -100,6 +100,32 @@ def bag_shapes(edition: Edition, players: int) -> Shapes:
     return got[1]
 
 
+_JOINS: dict[tuple[int, int, frozenset[int]], tuple[Edition, dict[int, frozenset[str]]]] = {}
+
+
+def joins(edition: Edition, players: int, want: frozenset[int]) -> dict[int, frozenset[str]]:
+    """By which colour a network can reach a blueprint space needing the green path ``want``:
+    edge of that space -> colours some tile type of the bag carries on that edge in a
+    rotation whose green path is ``want`` (4.a.1: a tile joins by a mycelium of the same
+    colour).  A network facing the space on another edge or in another colour cannot lay the
+    planned tile there.  Computed once per edition object, player count and shape."""
+    key = (id(edition), max(2, players), want)
+    got = _JOINS.get(key)
+    if got is None or got[0] is not edition:
+        out: dict[int, set[str]] = {e: set() for e in range(6)}
+        for code in edition.bag_composition(max(2, players)):
+            if code == tilecodes.ROCK:
+                continue
+            for _k, placed in tilecodes.distinct_rotations(code):
+                if green_path(placed) != want:
+                    continue
+                for e, color in enumerate(tilecodes.parse(placed).edge_color):
+                    if color is not None:
+                        out[e].add(color)
+        got = _JOINS[key] = (edition, {e: frozenset(c) for e, c in out.items()})
+    return got[1]
+
+
 @dataclass
 class Blueprint:
     """The green network the team lays for Forest Communication.
