@@ -4,7 +4,7 @@ it needed, the turns it stood still, the tiles it still lacked at the end), thre
 tiles lost, and why the game ended.
 
 Run: ``.venv/bin/python bench/coop_turns.py [--difficulty easy|medium] [--games N] [--seed S]
-[--players P] [--verbose]``.  Prints figures (no targets): the measurements behind the 7.c
+[--players P] [--verbose] [--why] [--set team_target=0]``.  Prints figures (no targets): the measurements behind the 7.c
 notes in ``docs/rules.md``.  Games are those of ``selfplay --mode cooperative`` (same seeds,
 2 to 4 players in turn unless ``--players``).
 """
@@ -70,13 +70,20 @@ def plan_reach(table: BotTable, bp: forest_plan.Blueprint) -> str:
     return "no tile"
 
 
-def play(seed: int, difficulty: str, players: int | None, why_still: bool = False) -> dict:
-    """One greedy cooperative game with the figures of the module docstring."""
+def play(seed: int, difficulty: str, players: int | None, why_still: bool = False,
+         settings: dict | None = None) -> dict:
+    """One greedy cooperative game with the figures of the module docstring; ``settings``:
+    bot attributes to set first (``team_target``, ``plan_reach``), to measure one against
+    the other."""
     n = players or 2 + seed % 3
     cfg = GameConfig(players=COLORS[:n], mode="cooperative", difficulty=difficulty)
     table = BotTable(cfg, seed, bot="greedy", check_invariants=False)
     ed = table.edition
     bot = table.bot
+    for k, v in (settings or {}).items():
+        if not hasattr(bot, k):
+            raise SystemExit(f"the greedy bot has no setting {k!r}")
+        setattr(bot, k, v)
     g: dict = {"seed": seed, "players": n, "mission_turn": {}, "plan_first": None, "plan_size": None,
                "plan_tiles": Counter(), "plan_still": 0, "plan_turns": 0, "replans": 0,
                "three_way_lost": 0, "buys_before_fc": 0, "places": 0, "turns": 0}
@@ -123,7 +130,7 @@ def play(seed: int, difficulty: str, players: int | None, why_still: bool = Fals
             if g["plan_first"] is None:
                 g["plan_first"] = g["turns"]
                 g["plan_size"] = len(bp.spaces)
-            if last_plan is not None and bp is not last_plan:
+            if last_plan is not None and bp.spaces != last_plan.spaces:
                 g["replans"] += 1
             last_plan = bp
             g["plan_turns"] += 1
@@ -203,11 +210,17 @@ def main() -> None:
     ap.add_argument("--players", type=int, choices=[2, 3, 4], default=None)
     ap.add_argument("--verbose", action="store_true", help="one line per game")
     ap.add_argument("--why", action="store_true", help="say why the blueprint stood still (slower)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=0|1",
+                    help="a bot setting to turn off or on (team_target, plan_reach)")
     args = ap.parse_args()
+    settings = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        settings[name] = value not in ("0", "false", "off", "")
     t0 = time.perf_counter()
     games = []
     for s in range(args.seed, args.seed + args.games):
-        g = play(s, args.difficulty, args.players, args.why)
+        g = play(s, args.difficulty, args.players, args.why, settings)
         games.append(g)
         if args.verbose:
             print(f"seed {s} {g['players']}p won={g['won']} missions={g['mission_turn']} turns={g['turns']} "
