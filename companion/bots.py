@@ -949,24 +949,31 @@ class GreedyBot:
         a = can_buy(pos, ed, p, cid)
         meeple = pos.meeples[p]
         best = None
+        three_way = False
         for option_set in a.payable_sets:
             tiles = [Hex(*h) for h in option_set["tiles"]]
-            tiles.sort(key=lambda h: (h in keep, -distance(h, meeple), h))
+            # A three-way green tile is what the network lacks most: paid last of all.
+            branch = {h: _three_way_green(pos.tiles[h]) for h in tiles}
+            three_way = three_way or any(branch.values())
+            tiles.sort(key=lambda h: (branch[h], h in keep, -distance(h, meeple), h))
             pick = tiles[:option_set["pick"]]
-            cost = sum(h in keep for h in pick)
+            cost = sum(h in keep for h in pick) + 10 * sum(branch[h] for h in pick)
             if best is None or cost < best[0]:
                 best = (cost, pick)
-        if best is None or not best[0] and not keep:
+        if best is None or not best[0] and not keep and not three_way:
             return None
         return [[h.q, h.r] for h in best[1]]
 
     def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> bool:
         """True when a purchase would set the team's Forest Communication blueprint (7.c)
-        back while the bag still leaves time to finish it: its payment takes a blueprint
-        tile, or the buyer's network touches an empty blueprint space.  The card waits."""
+        back while the bag still leaves time to finish it: its payment takes a blueprint tile
+        or a three-way green tile, or the buyer's network touches an empty blueprint space.
+        The card waits."""
         pos = b.pos
         if pos.mode != "cooperative" or "forest_communication" in pos.missions or pos.bag <= 4:
             return False
+        if any(_three_way_green(pos.tiles.get(Hex(*h), tilecodes.ROCK)) for h in tiles or ()):
+            return True   # a three-way green tile: 7.c needs two, and the bag holds few
         bp = self._blueprint(b)
         if bp is None:
             return False
@@ -1070,6 +1077,12 @@ class GreedyBot:
         if drop:
             out["drop"] = drop
         return out
+
+
+def _three_way_green(code: str) -> bool:
+    """True for a tile with a green path of three or more ends (what 7.c needs two of)."""
+    g = forest_plan.green_path(code)
+    return g is not None and len(g) >= 3
 
 
 def _unused(kept: dict[str, int], held: dict[str, int]) -> dict[str, int]:

@@ -47,3 +47,31 @@ def test_a_player_passes_a_teammate_the_cube_the_team_card_lacks():
     mv = bot.next_action(pos, ED)
     assert mv == {"player": "blue", "action": "give", "to": "orange", "nutrients": {"yellow": 1}}
     assert check(pos, mv, ED).legal
+
+
+def _pink_chain(length: int):
+    """A pink network from the three-way green tile at (0, 1) (its one pink end faces (1, 0))
+    along ``length - 1`` straight pink tiles, blue's meeple on the last one."""
+    tiles = {(0, 1): "P1.G024"}
+    at = (1, 0)
+    for _ in range(length - 1):
+        tiles[at] = "P14"
+        at = (at[0] + 1, at[1] - 1)
+    last = (at[0] - 1, at[1] + 1)
+    return _coop(tiles=tiles, trees={(-2, 0): [None] * 4, (0, -3): [None] * 4, (-3, 3): [None] * 4, (3, 1): [None] * 4},
+                 meeples={"blue": last, "orange": (-4, 0)}, hands={"blue": ["Y03"], "orange": []}, taken=["place"],
+                 nutrients={"blue": {"pink": 1}, "orange": {"yellow": 1}}, market={"a": ["a01"], "b": []}, bag=30)
+
+
+def test_a_purchase_never_pays_with_a_three_way_green_tile_before_forest_communication():
+    # 6.a lets the buyer choose the tiles within the network; 7.c needs two three-way green
+    # paths and the 2-player bag holds two.  The pink network of four tiles starts at the
+    # three-way tile, the farthest from the meeple (the default payment would take it).
+    pos = _pink_chain(4)
+    mv = GreedyBot(random.Random(1)).next_action(pos, ED)
+    assert mv["action"] == "buy" and mv["card"] == "a01"
+    assert (0, 1) not in map(tuple, mv["tiles"]) and len(mv["tiles"]) == 2
+    # With only the three-way tile and one other in the network, the card waits.
+    short = _pink_chain(2)
+    assert check(short, {"player": "blue", "action": "buy", "card": "a01"}, ED).legal
+    assert GreedyBot(random.Random(1)).next_action(short, ED) is None
