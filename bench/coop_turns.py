@@ -210,13 +210,16 @@ def main() -> None:
     ap.add_argument("--players", type=int, choices=[2, 3, 4], default=None)
     ap.add_argument("--verbose", action="store_true", help="one line per game")
     ap.add_argument("--why", action="store_true", help="say why the blueprint stood still (slower)")
-    ap.add_argument("--set", action="append", default=[], metavar="NAME=0|1",
-                    help="a bot setting to turn off or on (team_target, plan_reach)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a bot setting: team_target=0|1, plan_reach=0|1, blueprint_pull=3.0")
     args = ap.parse_args()
     settings = {}
     for item in args.set:
         name, _, value = item.partition("=")
-        settings[name] = value not in ("0", "false", "off", "")
+        try:
+            settings[name] = float(value)
+        except ValueError:
+            settings[name] = value not in ("false", "off", "")
     t0 = time.perf_counter()
     games = []
     for s in range(args.seed, args.seed + args.games):

@@ -177,6 +177,7 @@ class GreedyBot:
         self.last_target: dict[str, str] = {}
         self.team_target = True
         """Cooperative play: the whole team works toward one card (:meth:`_team_target`)."""
+        self.blueprint_pull = BLUEPRINT_PULL
         self.plan_reach = True
         """Cooperative play: the Forest Communication blueprint bends toward the spaces the
         team's networks can join now (:data:`companion.forest_plan.REACH_DISCOUNT`)."""
@@ -640,9 +641,9 @@ class GreedyBot:
                 # An end the planned tile can join (4.a.1: same colour on that edge) opens the
                 # space to the team; any other end faces it but cannot lay it.
                 joinable = color in forest_plan.joins(b.edition, players, bp.spaces[n])[opposite(e)]
-                pull = max(pull, BLUEPRINT_PULL * ((8 if color == "green" else 7) if joinable else 3))
+                pull = max(pull, self.blueprint_pull * ((8 if color == "green" else 7) if joinable else 3))
             elif b.placeable(n):
-                pull = max(pull, BLUEPRINT_PULL * max(0, 6 - min(distance(n, h) for h in todo)))
+                pull = max(pull, self.blueprint_pull * max(0, 6 - min(distance(n, h) for h in todo)))
         return s + pull
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
