@@ -8,8 +8,10 @@
   card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
   and in cooperative play lays the team's Forest Communication blueprint (one green network
-  joining all four trees, planned once by :mod:`companion.forest_plan`) and pays for cards
-  with tiles off it.  In competitive and team play a card whose colour the network under
+  joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
+  networks toward the sides of its spaces the planned tiles can join, and pays for cards with
+  tiles off it and never with a three-way green tile; the team works toward one card (every
+  card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
   purchase where what is left of a network starts the next card, and in team play each
   member also gathers their share of the teammate's card (9.c).  No lookahead beyond the

@@ -17,8 +17,10 @@ tried in order of a lower bound (arms ignoring each other) and the arms of the b
 are laid for real, one after another, each avoiding the spaces of those before it (branch
 and bound on the number of tiles still to place).
 
-:func:`plan` returns a :class:`Blueprint` or ``None`` when no network can be laid;
-:func:`shapes` says what the bag of a player count offers.  ``bench/rules.py`` and
+A space holding a substrate costs more and takes only a shape some tile carries with the
+substrate's colour (5.a); :func:`joins` says from which sides and colours a network can lay a
+planned tile (4.a.1).  :func:`plan` returns a :class:`Blueprint` or ``None`` when no network
+can be laid; :func:`shapes` says what the bag of a player count offers.  ``bench/rules.py`` and
 ``docs/rules.md`` (7.c) give the figures.
 """
 
