@@ -42,7 +42,8 @@ a purchase."""
 BLUEPRINT_PULL = 6.0
 """Weight of the pull of an open path end toward the nearest empty space of the team's
 Forest Communication blueprint (7.c), per space closer than 6.  Measured over 30
-cooperative easy games (seed 1): 3.0 completed Forest Communication in 3, 6.0 in 7."""
+cooperative easy games (seed 1): 3.0 completed Forest Communication in 3, 6.0 in 7, 9.0 in
+7 (docs/rules.md, 7.c)."""
 BLUEPRINT_TILE = 50.0
 """Score from which a placement is a tile of the team's Forest Communication blueprint: no
 rock is put down instead."""
