@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 
+from companion import tiles as tilecodes
 from companion.bots import GreedyBot
 from companion.edition import load_edition
-from companion.rules import check
+from companion.hexgrid import Hex
+from companion.rules import Board, check
 from tests.builders import make_position
 
 ED = load_edition()
@@ -75,3 +77,19 @@ def test_a_purchase_never_pays_with_a_three_way_green_tile_before_forest_communi
     short = _pink_chain(2)
     assert check(short, {"player": "blue", "action": "buy", "card": "a01"}, ED).legal
     assert GreedyBot(random.Random(1)).next_action(short, ED) is None
+
+
+def test_the_team_grows_toward_a_side_of_a_planned_space_its_tile_can_join():
+    # 4.a.1: the planned arm tile on (2, -1) carries green on edges 3 and 4, and pink or yellow
+    # on the others.  A tile on (3, -1) faces it across that space's edge 0: a pink end there
+    # lets the team lay the planned tile next turn, a green end cannot (the planned tile has
+    # no green on edge 0), so the pink end is worth more.
+    trees = {at: [None] * 4 for _tid, at in ED.trees("easy")}
+    pos = make_position(trees=trees, mode="cooperative", difficulty="easy", hands={"blue": [], "orange": []})
+    bot = GreedyBot(random.Random(1))
+    b = Board(pos, ED)
+    bp = bot._blueprint(b)
+    assert bp.spaces.get(Hex(2, -1)) == frozenset({3, 4})
+    pink_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("P03"))
+    green_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("G03"))
+    assert pink_end > green_end
