@@ -92,7 +92,6 @@ def play(seed: int, difficulty: str, players: int | None, why_still: bool = Fals
 
     def traced(move):
         # The plan the bot holds when the move is played: a placement fits it or not.
-        nonlocal last_plan
         kept = getattr(bot, "_forest", None)
         bp = kept[1] if kept else None
         pos = table.position
