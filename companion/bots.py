@@ -8,8 +8,10 @@
   card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
   and in cooperative play lays the team's Forest Communication blueprint (one green network
-  joining all four trees, planned once by :mod:`companion.forest_plan`) and pays for cards
-  with tiles off it.  In competitive and team play a card whose colour the network under
+  joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
+  networks toward the sides of its spaces the planned tiles can join, and pays for cards with
+  tiles off it and never with a three-way green tile; the team works toward one card (every
+  card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
   purchase where what is left of a network starts the next card, and in team play each
   member also gathers their share of the teammate's card (9.c).  No lookahead beyond the
@@ -41,9 +43,11 @@ competitive games each, 0.25 ended more games at 10 VP than 0 or 0.5."""
 REUSE_WEIGHT = 8.0
 """Weight of the next card's cost (turns per VP) when choosing where the spore restarts after
 a purchase."""
-BLUEPRINT_PULL = 3.0
+BLUEPRINT_PULL = 6.0
 """Weight of the pull of an open path end toward the nearest empty space of the team's
-Forest Communication blueprint (7.c), per space closer than 6."""
+Forest Communication blueprint (7.c), per space closer than 6.  Measured over 30
+cooperative easy games (seed 1): 3.0 completed Forest Communication in 3, 6.0 in 7, 9.0 in
+7 (docs/rules.md, 7.c)."""
 BLUEPRINT_TILE = 50.0
 """Score from which a placement is a tile of the team's Forest Communication blueprint: no
 rock is put down instead."""
@@ -179,11 +183,21 @@ class GreedyBot:
     def __init__(self, rng: random.Random):
         self.rng = rng
         self.last_target: dict[str, str] = {}
+        self.team_target = True
+        """Cooperative play: the whole team works toward one card (:meth:`_team_target`)."""
+        self.blueprint_pull = BLUEPRINT_PULL
+        self.plan_reach = False
+        """Cooperative play: the Forest Communication blueprint bends toward the spaces the
+        team's networks can join now (:data:`companion.forest_plan.REACH_DISCOUNT`).  Off:
+        over 30 easy and 30 medium games it completed the mission no more often (4 and 1
+        against 3 and 3) and made games slower."""
 
     # -- targets and evaluation ------------------------------------------------------------
 
     def target(self, pos: Position, ed: Edition, player: str, remember: bool = True) -> Target | None:
         from companion.purchase import can_buy
+        if pos.mode == "cooperative" and self.team_target:
+            return self._team_target(pos, ed, player, remember)
         best = None
         # White cubes come only from mycorrhizae (5.b), Forest Communication or a swap card:
         # once every tree is full, a card whose white the player lacks is out of reach.
@@ -210,6 +224,42 @@ class GreedyBot:
         if best is not None and remember:
             self.last_target[player] = best.card
         return best
+
+    def _team_target(self, pos: Position, ed: Edition, player: str, remember: bool) -> Target | None:
+        """Cooperative play (6.b.2): every card is paid by every player, each the cubes under
+        their meeple colour, so the team works toward one card: the face-up card with the fewest
+        missing cubes (all players') and tiles (of the player closest to its network) per
+        victory point.  ``player``'s :class:`Target` names that card with their own shortfall."""
+        from companion.purchase import can_buy
+        key = ("team_target", self.last_target.get("team"))
+        if key not in pos.cache:
+            white_source = any(economy.effects_of(pos, ed, c)["swap_nutrient"] > 0 for c in pos.colors) or (
+                any(None in s for s in pos.trees.values()))
+            best = None
+            for card in economy.face_up_cards(pos, ed):
+                per = {c: can_buy(pos, ed, c, card.id) for c in pos.colors}
+                tiles = min(a.missing_tiles for a in per.values())
+                missing = next(iter(per.values())).missing_nutrients
+                cubes = sum(sum(v.values()) for v in missing.values())
+                cost = (1.0 + tiles + 1.2 * cubes) / card.vp
+                if not white_source and any(v.get("white") for v in missing.values()):
+                    cost += 50
+                if card.mycelia_color == "green" and "forest_communication" not in pos.missions:
+                    cost *= 2.5   # paying with green tiles would cut the network 7.c needs
+                if self.last_target.get("team") == card.id:
+                    cost *= 0.75   # keep a plan unless another card is clearly cheaper
+                if best is None or cost < best[0]:
+                    best = (cost, card)
+            pos.cache[key] = best
+        best = pos.cache[key]
+        if best is None:
+            return None
+        cost, card = best
+        if remember:
+            self.last_target["team"] = card.id
+            self.last_target[player] = card.id
+        a = can_buy(pos, ed, player, card.id)
+        return Target(card.id, card.mycelia_color, a.missing_tiles, dict(a.missing_nutrients.get(player, {})), cost)
 
     def _with_team_share(self, pos: Position, ed: Edition, player: str, target: Target) -> Target:
         """Team play (9.c): a card is paid by both members, each the cubes under their meeple
@@ -501,14 +551,16 @@ class GreedyBot:
             return pos.cache["forest_plan"]
         sig = self._plan_state(b)
         memo = self.__dict__.setdefault("_forest_memo", {})
-        if sig in memo and (memo[sig] is None or not memo[sig].broken(pos)):
+        if sig in memo and (memo[sig] is None or not memo[sig].broken(pos, b.edition)):
             bp = memo[sig]
         else:
             kept = getattr(self, "_forest", None)
-            if kept is not None and kept[0] == sig[0] and kept[1] is not None and not kept[1].broken(pos):
-                bp = forest_plan.plan(pos, b.edition, below=kept[1].remaining(pos, b.edition) - 0.5) or kept[1]
+            reach = self._team_reach(b) if self.plan_reach else None
+            if kept is not None and kept[0] == sig[0] and kept[1] is not None and not kept[1].broken(pos, b.edition):
+                old = kept[1].recosted(pos, b.edition, reach)
+                bp = forest_plan.plan(pos, b.edition, below=old.cost - 0.35, reach=reach) or old
             else:
-                bp = forest_plan.plan(pos, b.edition)
+                bp = forest_plan.plan(pos, b.edition, reach=reach)
             if bp is not None and len(bp.todo(pos)) > pos.bag + sum(len(h) for h in pos.hands.values()):
                 bp = None   # more tiles to lay than are left in the game
             if len(memo) > 512:
@@ -520,15 +572,25 @@ class GreedyBot:
         return bp
 
     @staticmethod
+    def _team_reach(b: Board) -> dict:
+        """Where the team's networks can grow now (every player's frontier, 4.a.1, other
+        meeples not counted as blocking: they move): a blueprint bends toward it (7.c)."""
+        out: dict = {}
+        for c in b.pos.colors:
+            for h, attach in b.frontier(c, blocked=False).items():
+                out.setdefault(h, set()).update(attach)
+        return out
+
+    @staticmethod
     def _plan_state(b: Board) -> tuple:
-        """What a blueprint depends on: trees, tiles and rocks on the board, and the three-way
-        tiles left."""
+        """What a blueprint depends on: trees, tiles, rocks and substrates on the board, and the
+        three-way tiles left."""
         pos = b.pos
         sh = forest_plan.bag_shapes(b.edition, len(pos.colors))
         # Spores are left out: trial positions differ by the spore alone, and a spore on a
         # planned space shows as a broken plan.
         return (frozenset(pos.trees), frozenset(pos.tiles.items()), frozenset(pos.rocks),
-                forest_plan.branches_available(pos, b.edition, sh))
+                frozenset(pos.substrates.items()), forest_plan.branches_available(pos, b.edition, sh))
 
     def _near_blueprint(self, b: Board, p: str) -> bool:
         """True when ``p``'s meeple stands on, or can walk to, a tile of the team's Forest
@@ -580,14 +642,18 @@ class GreedyBot:
         if pos.cache[key]:
             s -= 20.0   # a shape the plan still needs: keep it for its space
         pull = 0.0
+        players = len(pos.colors)
         for e, color in enumerate(tile.edge_color):
             if color is None:
                 continue
             n = at.neighbor(e)
             if n in bp.spaces and n not in pos.tiles:
-                pull = max(pull, BLUEPRINT_PULL * (7 if color == "green" and opposite(e) in bp.spaces[n] else 6))
+                # An end the planned tile can join (4.a.1: same colour on that edge) opens the
+                # space to the team; any other end faces it but cannot lay it.
+                joinable = color in forest_plan.joins(b.edition, players, bp.spaces[n])[opposite(e)]
+                pull = max(pull, self.blueprint_pull * ((8 if color == "green" else 7) if joinable else 3))
             elif b.placeable(n):
-                pull = max(pull, BLUEPRINT_PULL * max(0, 6 - min(distance(n, h) for h in todo)))
+                pull = max(pull, self.blueprint_pull * max(0, 6 - min(distance(n, h) for h in todo)))
         return s + pull
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
@@ -624,9 +690,13 @@ class GreedyBot:
             if mv:
                 return mv
         if "give" not in taken and pos.mode != "competitive":
-            mv = self._gift(b, p)
+            mv = self._coop_gift(b, p) if pos.mode == "cooperative" and self.team_target else self._gift(b, p)
             if mv:
                 return mv
+            if pos.mode == "cooperative" and self.team_target and "move" not in taken and "place" in taken:
+                mv = self._move_to_give(b, p)
+                if mv:
+                    return mv
         if "swap" not in taken:
             mv = self._swap(b, p, target)
             if mv:
@@ -801,6 +871,57 @@ class GreedyBot:
                         return mv
         return None
 
+    def _coop_gift(self, b: Board, p: str) -> dict[str, Any] | None:
+        """The first legal gift of :meth:`_gift_options`."""
+        return next((mv for mv in self._gift_options(b, p) if check(b.pos, mv, b.edition).legal), None)
+
+    def _gift_options(self, b: Board, p: str) -> list[dict[str, Any]]:
+        """Cooperative play: pass the team's card (6.b.2) the cubes a teammate still lacks for
+        their share, from what ``p`` holds beyond their own share; two at once with Funga
+        (7.b), through any network shared with them (5.c) or across green mycelium once Forest
+        Symbiosis is accomplished (7.a).  Gifts worth trying, most needed first."""
+        pos, ed = b.pos, b.edition
+        t = self.target(pos, ed, p)
+        if t is None:
+            return []
+        card = ed.cards[t.card]
+        costs = economy.nutrient_costs(pos, ed, card, p)
+        mine = costs.get(p, {})
+        spare = {k: pos.nutrients[p][k] - mine.get(k, 0) for k in NEEDS}
+        most = 2 if "funga" in pos.missions else 1
+        wants = []
+        for other in pos.colors:
+            if other == p:
+                continue
+            short = economy.shortfall(pos.nutrients[other], costs.get(other, {}))
+            give: dict[str, int] = {}
+            for k, v in sorted(short.items()):
+                n = min(v, spare[k] - give.get(k, 0), most - sum(give.values()))
+                if n > 0:
+                    give[k] = give.get(k, 0) + n
+            if give:
+                wants.append((-sum(short.values()), other, give))
+        options = []
+        for _w, other, give in sorted(wants):
+            options.append({"player": p, "action": "give", "to": other, "nutrients": give})
+            if sum(give.values()) > 1:
+                options.append({"player": p, "action": "give", "to": other, "nutrients": {next(iter(give)): 1}})
+        return options
+
+    def _move_to_give(self, b: Board, p: str) -> dict[str, Any] | None:
+        """A meeple move after the placement that lets ``p`` pass a teammate the cubes the
+        team's card lacks (:meth:`_coop_gift`): onto a network the teammate stands on, or onto
+        green mycelium when Forest Symbiosis lets green tiles pass cubes (7.a)."""
+        pos = b.pos
+        options = self._gift_options(b, p)
+        if not options:
+            return None
+        for mv in movegen.meeple_moves(b, p):
+            moved = self._with_meeple(pos, p, Hex(*mv["to"]))
+            if any(check(moved, g, b.edition).legal for g in options):
+                return mv
+        return None
+
     def _purchase(self, b: Board, p: str) -> dict[str, Any] | None:
         pos, ed = b.pos, b.edition
         cards = sorted((c for d in ("a", "b") for c in pos.market[d] if c in ed.cards),
@@ -839,24 +960,31 @@ class GreedyBot:
         a = can_buy(pos, ed, p, cid)
         meeple = pos.meeples[p]
         best = None
+        three_way = False
         for option_set in a.payable_sets:
             tiles = [Hex(*h) for h in option_set["tiles"]]
-            tiles.sort(key=lambda h: (h in keep, -distance(h, meeple), h))
+            # A three-way green tile is what the network lacks most: paid last of all.
+            branch = {h: _three_way_green(pos.tiles[h]) for h in tiles}
+            three_way = three_way or any(branch.values())
+            tiles.sort(key=lambda h: (branch[h], h in keep, -distance(h, meeple), h))
             pick = tiles[:option_set["pick"]]
-            cost = sum(h in keep for h in pick)
+            cost = sum(h in keep for h in pick) + 10 * sum(branch[h] for h in pick)
             if best is None or cost < best[0]:
                 best = (cost, pick)
-        if best is None or not best[0] and not keep:
+        if best is None or not best[0] and not keep and not three_way:
             return None
         return [[h.q, h.r] for h in best[1]]
 
     def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> bool:
         """True when a purchase would set the team's Forest Communication blueprint (7.c)
-        back while the bag still leaves time to finish it: its payment takes a blueprint
-        tile, or the buyer's network touches an empty blueprint space.  The card waits."""
+        back while the bag still leaves time to finish it: its payment takes a blueprint tile
+        or a three-way green tile, or the buyer's network touches an empty blueprint space.
+        The card waits."""
         pos = b.pos
         if pos.mode != "cooperative" or "forest_communication" in pos.missions or pos.bag <= 4:
             return False
+        if any(_three_way_green(pos.tiles.get(Hex(*h), tilecodes.ROCK)) for h in tiles or ()):
+            return True   # a three-way green tile: 7.c needs two, and the bag holds few
         bp = self._blueprint(b)
         if bp is None:
             return False
@@ -960,6 +1088,12 @@ class GreedyBot:
         if drop:
             out["drop"] = drop
         return out
+
+
+def _three_way_green(code: str) -> bool:
+    """True for a tile with a green path of three or more ends (what 7.c needs two of)."""
+    g = forest_plan.green_path(code)
+    return g is not None and len(g) >= 3
 
 
 def _unused(kept: dict[str, int], held: dict[str, int]) -> dict[str, int]:

@@ -17,8 +17,10 @@ tried in order of a lower bound (arms ignoring each other) and the arms of the b
 are laid for real, one after another, each avoiding the spaces of those before it (branch
 and bound on the number of tiles still to place).
 
-:func:`plan` returns a :class:`Blueprint` or ``None`` when no network can be laid;
-:func:`shapes` says what the bag of a player count offers.  ``bench/rules.py`` and
+A space holding a substrate costs more and takes only a shape some tile carries with the
+substrate's colour (5.a); :func:`joins` says from which sides and colours a network can lay a
+planned tile (4.a.1).  :func:`plan` returns a :class:`Blueprint` or ``None`` when no network
+can be laid; :func:`shapes` says what the bag of a player count offers.  ``bench/rules.py`` and
 ``docs/rules.md`` (7.c) give the figures.
 """
 
@@ -30,13 +32,28 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from companion import tiles as tilecodes
-from companion.edition import Edition
+from companion.edition import SUBSTRATE_COLOR, Edition
+from companion.options import option
 from companion.hexgrid import Hex, opposite
 from companion.position import Position
 
 OUTER_RING_COST = 0.25
 """Extra cost of a blueprint space on the outermost ring: spores land there (3, 4.d, 6), and
 a spore on a blueprint space forces a new plan."""
+REACH_DISCOUNT = 0.4
+"""Cost taken off a free blueprint space that a team network already faces by an edge and
+colour the planned tile can join (:func:`joins`): the plan bends toward where the team can
+lay it now, rather than a space no network can join."""
+
+SUBSTRATE_COST = 0.5
+"""Extra cost of a blueprint space holding a substrate: with the table rule
+``substrate_requires_matching_color`` (5.a) its tile must join a network of the substrate's
+colour, so only some approaches can lay it; a shape no tile carries with that colour cannot
+go there at all."""
+
+Reach = dict
+"""Space -> {(edge of a tile placed there, colour or ``None`` for a spore)}: where the team's
+networks can grow, as :meth:`companion.board.Board.frontier` gives it per player."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +117,32 @@ def bag_shapes(edition: Edition, players: int) -> Shapes:
     return got[1]
 
 
+_JOINS: dict[tuple[int, int, frozenset[int]], tuple[Edition, dict[int, frozenset[str]]]] = {}
+
+
+def joins(edition: Edition, players: int, want: frozenset[int]) -> dict[int, frozenset[str]]:
+    """By which colour a network can reach a blueprint space needing the green path ``want``:
+    edge of that space -> colours some tile type of the bag carries on that edge in a
+    rotation whose green path is ``want`` (4.a.1: a tile joins by a mycelium of the same
+    colour).  A network facing the space on another edge or in another colour cannot lay the
+    planned tile there.  Computed once per edition object, player count and shape."""
+    key = (id(edition), max(2, players), want)
+    got = _JOINS.get(key)
+    if got is None or got[0] is not edition:
+        out: dict[int, set[str]] = {e: set() for e in range(6)}
+        for code in edition.bag_composition(max(2, players)):
+            if code == tilecodes.ROCK:
+                continue
+            for _k, placed in tilecodes.distinct_rotations(code):
+                if green_path(placed) != want:
+                    continue
+                for e, color in enumerate(tilecodes.parse(placed).edge_color):
+                    if color is not None:
+                        out[e].add(color)
+        got = _JOINS[key] = (edition, {e: frozenset(c) for e, c in out.items()})
+    return got[1]
+
+
 @dataclass
 class Blueprint:
     """The green network the team lays for Forest Communication.
@@ -108,13 +151,17 @@ class Blueprint:
     path has exactly these edges); ``branches``: the spaces needing a three-ended path;
     ``done``: spaces already holding a fitting tile when planned; ``cost``: tiles still to
     place when planned, each counted 1 (:data:`OUTER_RING_COST` more on the outermost
-    ring).
+    ring, :data:`REACH_DISCOUNT` less where a team network can join it); ``costs``: that
+    cost per space still empty when planned; ``reach``: the team's frontier it was planned
+    with.
     """
 
     spaces: dict[Hex, frozenset[int]]
     branches: frozenset[Hex]
     cost: float
     done: frozenset[Hex] = field(default_factory=frozenset)
+    costs: dict[Hex, float] = field(default_factory=dict)
+    reach: Reach | None = None
 
     def fits(self, at: Hex, placed_code: str) -> bool:
         """True when the placed tile ``placed_code`` on ``at`` is the blueprint's tile."""
@@ -126,18 +173,28 @@ class Blueprint:
         return [h for h in self.spaces if h not in pos.tiles]
 
     def remaining(self, pos: Position, edition: Edition) -> float:
-        """Cost of the tiles still to place (as :func:`plan` counts it)."""
-        return sum(space_cost(edition, h) for h in self.todo(pos))
+        """Cost of the tiles still to place (as :func:`plan` counted it)."""
+        return sum(self.costs.get(h, space_cost(edition, h)) for h in self.todo(pos))
 
-    def broken(self, pos: Position) -> bool:
+    def recosted(self, pos: Position, edition: Edition, reach: Reach | None) -> "Blueprint":
+        """The same blueprint with its empty spaces costed against the team's frontier now
+        (``reach``), so it compares fairly with a new plan made on that frontier."""
+        grid = _Grid(pos, edition, bag_shapes(edition, len(pos.colors)), reach)
+        costs = {h: grid.cost(h, self.spaces[h]) for h in self.todo(pos) if grid.free(h)}
+        return Blueprint(self.spaces, self.branches, sum(costs.values()), self.done, costs, reach or None)
+
+    def broken(self, pos: Position, edition: Edition | None = None) -> bool:
         """True when a space of the blueprint holds something else than its tile (another
-        tile, a rock, a spore): the plan must be made again."""
+        tile, a rock, a spore), or, given the ``edition``, a substrate its tile cannot be
+        laid on (5.a): the plan must be made again."""
         for h, want in self.spaces.items():
             code = pos.tiles.get(h)
             if code is not None:
                 if green_path(code) != want:
                     return True
             elif pos.occupant(h) is not None:
+                return True
+            elif edition is not None and h in pos.substrates and _substrate_blocks(pos, edition, h, want):
                 return True
         return False
 
@@ -157,6 +214,16 @@ def branches_available(pos: Position, edition: Edition, sh: Shapes) -> int:
     return in_hands + in_bag
 
 
+def _substrate_blocks(pos: Position, edition: Edition, h: Hex, want: frozenset[int]) -> bool:
+    """True when no tile of the bag with the green path ``want`` can go on the substrate on
+    ``h``: under ``substrate_requires_matching_color`` (5.a) it must carry the substrate's
+    colour to join by."""
+    if not option(pos.options, "substrate_requires_matching_color"):
+        return False
+    color = SUBSTRATE_COLOR[pos.substrates[h]]
+    return not any(color in cs for cs in joins(edition, len(pos.colors), want).values())
+
+
 def space_cost(edition: Edition, h: Hex) -> float:
     """What one tile on ``h`` costs a plan: 1, more on the outermost ring."""
     return 1.0 + (OUTER_RING_COST if h in edition.outermost else 0.0)
@@ -165,12 +232,15 @@ def space_cost(edition: Edition, h: Hex) -> float:
 class _Grid:
     """What each space offers a green arm on one position."""
 
-    def __init__(self, pos: Position, edition: Edition, sh: Shapes):
+    def __init__(self, pos: Position, edition: Edition, sh: Shapes, reach: Reach | None = None):
         self.pos = pos
+        self.edition = edition
         self.spaces = edition.spaces
         self.outer = edition.outermost
         self.trees = set(pos.trees)
         self.sh = sh
+        self.reach = reach or {}
+        self.players = len(pos.colors)
 
     def free(self, h: Hex) -> bool:
         return h in self.spaces and self.pos.occupant(h) is None
@@ -178,14 +248,31 @@ class _Grid:
     def step_cost(self, h: Hex) -> float:
         return 1.0 + (OUTER_RING_COST if h in self.outer else 0.0)
 
-
+    def cost(self, h: Hex, edges: frozenset[int]) -> float:
+        """What a tile with green path ``edges`` on the free space ``h`` costs the plan
+        (infinite on a substrate no such tile can be laid on)."""
+        c = self.step_cost(h)
+        attach = self.reach.get(h)
+        can = joins(self.edition, self.players, edges)
+        kind = self.pos.substrates.get(h)
+        need = None
+        if kind is not None and option(self.pos.options, "substrate_requires_matching_color"):
+            need = SUBSTRATE_COLOR[kind]
+            if _substrate_blocks(self.pos, self.edition, h, edges):
+                return float("inf")
+            c += SUBSTRATE_COST
+        if attach and any(color is None or (color in can[e] and need in (None, color)) for e, color in attach):
+            c -= REACH_DISCOUNT
+        return c
 
     def exits(self, h: Hex, entry: int) -> list[tuple[int, float]]:
         """(edge out, cost) for an arm entering ``h`` by edge ``entry``."""
         if self.free(h):
             heading = opposite(entry)
-            c = self.step_cost(h)
-            return [((heading + t) % 6, c) for t in self.sh.turns]
+            if not self.reach.get(h) and h not in self.pos.substrates:
+                c = self.step_cost(h)
+                return [((heading + t) % 6, c) for t in self.sh.turns]
+            return [((heading + t) % 6, self.cost(h, frozenset((entry, (heading + t) % 6)))) for t in self.sh.turns]
         code = self.pos.tiles.get(h)
         if code is None:
             return []
@@ -247,13 +334,15 @@ def _tree_arrivals(dist: dict, trees: list[Hex]) -> dict[Hex, tuple[float, tuple
 
 
 def plan(pos: Position, edition: Edition, sh: Shapes | None = None, max_tries: int = 40,
-         below: float = float("inf")) -> Blueprint | None:
+         below: float = float("inf"), reach: Reach | None = None) -> Blueprint | None:
     """The cheapest Forest Communication network still to lay on ``pos`` (7.c).
 
     Uses the position's placed tiles where their green paths fit and never a space taken by
     anything else.  ``sh``: the shapes to plan with (default: the bag of this player count).
     ``max_tries``: branch pairs laid out for real after the lower-bound ordering;
     ``below``: only a blueprint costing less is wanted (the search stops early without).
+    ``reach``: where the team's networks can grow (:data:`Reach`); a space one of them can
+    join costs :data:`REACH_DISCOUNT` less.
     Returns ``None`` when there are no trees, fewer than two branch tiles left, or no layout
     (costing less than ``below``).
     """
@@ -264,7 +353,7 @@ def plan(pos: Position, edition: Edition, sh: Shapes | None = None, max_tries: i
         sh = bag_shapes(edition, len(pos.colors))
     if not sh.branches or not sh.turns:
         return None
-    grid = _Grid(pos, edition, sh)
+    grid = _Grid(pos, edition, sh, reach)
     have = branches_available(pos, edition, sh)
     placed = sum(1 for code in pos.tiles.values() if len(green_path(code) or ()) >= 3)
     if have + placed < 2:
@@ -290,7 +379,7 @@ def plan(pos: Position, edition: Edition, sh: Shapes | None = None, max_tries: i
             continue
         if grid.free(h):
             if have >= 1:
-                cands += [(h, b, grid.step_cost(h)) for b in sorted(sh.branches, key=sorted)]
+                cands += [(h, b, grid.cost(h, b)) for b in sorted(sh.branches, key=sorted)]
         elif h in pos.tiles:
             g = green_path(pos.tiles[h])
             if g is not None and len(g) >= 3:
@@ -356,6 +445,7 @@ def _lay(pos: Position, grid: _Grid, trees: list[Hex], xc: tuple, yc: tuple, cx:
     x, xe, xcost = xc
     y, ye, ycost = yc
     spaces: dict[Hex, frozenset[int]] = {x: xe, y: ye}
+    costs = {h: c for h, c in ((x, xcost), (y, ycost)) if grid.free(h)}
     used = {x, y}
     cost = xcost + ycost
     # The connecting arm first: it is the one that cannot be exchanged.
@@ -367,7 +457,9 @@ def _lay(pos: Position, grid: _Grid, trees: list[Hex], xc: tuple, yc: tuple, cx:
             return None
         used.add(h)
         spaces[h] = _edges_at(pos, h, a, b)
-        cost += grid.step_cost(h) if grid.free(h) else 0.0
+        if grid.free(h):
+            costs[h] = grid.cost(h, spaces[h])
+            cost += costs[h]
     ends = [(x, e) for e in xe if e != cx] + [(y, e) for e in ye if e != ey]
     left = set(trees)
     pending = list(ends)
@@ -387,11 +479,13 @@ def _lay(pos: Position, grid: _Grid, trees: list[Hex], xc: tuple, yc: tuple, cx:
                 return None
             used.add(h)
             spaces[h] = _edges_at(pos, h, a, b)
-            cost += grid.step_cost(h) if grid.free(h) else 0.0
+            if grid.free(h):
+                costs[h] = grid.cost(h, spaces[h])
+                cost += costs[h]
         left.discard(t)
         pending.remove(end)
     done = frozenset(h for h in spaces if h in pos.tiles)
-    return Blueprint(spaces, frozenset({x, y}), cost, done)
+    return Blueprint(spaces, frozenset({x, y}), cost, done, costs, grid.reach or None)
 
 
 def _edges_at(pos: Position, h: Hex, entry: int, exit_edge: int) -> frozenset[int]:
@@ -409,7 +503,7 @@ def reroute(pos: Position, edition: Edition, bp: Blueprint, at: Hex, placed_code
     trial.tiles[at] = placed_code
     trial.cache.clear()
     left = bp.remaining(pos, edition)
-    got = plan(trial, edition, below=left + 1e-6, max_tries=6)
+    got = plan(trial, edition, below=left + 1e-6, max_tries=6, reach=bp.reach)
     if got is None:
         return None
-    return "progress" if got.cost <= left - space_cost(edition, at) + 1e-6 else "contact"
+    return "progress" if got.cost <= left - bp.costs.get(at, space_cost(edition, at)) + 1e-6 else "contact"

@@ -141,3 +141,63 @@ def test_cooperative_bots_complete_forest_communication_from_a_mid_game_position
             break
         table.play_turn()
     assert "forest_communication" in table.position.missions
+
+
+def test_a_planned_three_way_space_is_joined_only_by_its_green_ends_or_pink_between_them():
+    # 4.a.1: a tile joins a network by a mycelium of the same colour on the facing edge.  The
+    # 2-player bag's only three-way green tile is P1.G024, so a network facing a planned
+    # {0, 2, 4} space by a yellow end, or by green on edge 1, cannot lay it.
+    got = forest_plan.joins(ED, 2, frozenset({0, 2, 4}))
+    assert got == {0: {"green"}, 1: {"pink"}, 2: {"green"}, 3: {"pink"}, 4: {"green"}, 5: {"pink"}}
+    arm = forest_plan.joins(ED, 2, frozenset({4, 5}))
+    assert arm[4] == arm[5] == {"green"} and all(arm[e] == {"pink", "yellow"} for e in range(4))
+
+
+def test_the_plan_bends_toward_a_space_a_team_network_can_join():
+    # A network facing a space by a colour its planned tile carries there makes that space
+    # cheaper (REACH_DISCOUNT): among the spaces next to the easy trees, some lie on another
+    # smallest network, and facing one of them turns the plan through it; the discount is only
+    # ever given where the facing end can join the planned tile.
+    pos = _empty("easy")
+    base = forest_plan.plan(pos, ED)
+    bent = 0
+    for h in sorted(ED.spaces):
+        if h in base.spaces or h in pos.trees or not any(n in pos.trees for n in h.neighbors()):
+            continue
+        reach = {h: {(e, c) for e in range(6) for c in ("pink", "yellow")}}
+        bp = forest_plan.plan(pos, ED, reach=reach)
+        assert bp.cost <= base.cost
+        if h in bp.spaces:
+            assert bp.costs[h] == pytest.approx(1 - forest_plan.REACH_DISCOUNT)
+            assert bp.cost == pytest.approx(base.cost - forest_plan.REACH_DISCOUNT)
+            done = _lay(pos, bp)
+            assert trees_on_one_green_network(done, MyceliumGraph(done))[0] == 4
+            bent += 1
+    assert bent >= 2
+    # Facing a three-way space only by yellow never discounts it (P1.G024 carries no yellow).
+    for h in base.branches:
+        bp = forest_plan.plan(pos, ED, reach={h: {(e, "yellow") for e in range(6)}})
+        assert all(c >= 1 for x, c in bp.costs.items() if x in bp.branches)
+
+
+def test_a_soil_substrate_never_holds_a_planned_three_way_tile():
+    # 5.a (table rule substrate_requires_matching_color, default on): a tile on a soil
+    # substrate must join from a yellow network, and the 2-player bag's three-way green tile
+    # (P1.G024) carries no yellow.  A substrate drawn onto a planned three-way space breaks
+    # the plan, and the new plan puts its three-way tiles elsewhere.
+    pos = _empty("easy")
+    bp = forest_plan.plan(pos, ED)
+    branch = sorted(bp.branches)[0]
+    soil = pos.copy()
+    soil.substrates[branch] = "soil"
+    soil.cache.clear()
+    assert bp.broken(soil, ED) and not bp.broken(soil)
+    again = forest_plan.plan(soil, ED)
+    assert again is not None and branch not in again.branches
+    done = _lay(soil, again)
+    assert trees_on_one_green_network(done, MyceliumGraph(done))[0] == 4
+    # Table rule off: the substrate is no obstacle.
+    free = soil.copy()
+    free.options["substrate_requires_matching_color"] = False
+    free.cache.clear()
+    assert not bp.broken(free, ED)

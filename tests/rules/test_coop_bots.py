@@ -1,0 +1,95 @@
+"""Cooperative bots playing as one team (rulebook 6.b.2, 5.c, 7.a, 7.b)."""
+
+from __future__ import annotations
+
+import random
+
+from companion import tiles as tilecodes
+from companion.bots import GreedyBot
+from companion.edition import load_edition
+from companion.hexgrid import Hex
+from companion.rules import Board, check
+from tests.builders import make_position
+
+ED = load_edition()
+
+
+def _coop(**kw):
+    base = dict(trees={(0, 0): [None] * 4}, mode="cooperative", difficulty="easy",
+                market={"a": ["a01", "a02"], "b": []}, decks={"a": 5, "b": 5})
+    base.update(kw)
+    return make_position(**base)
+
+
+def test_every_player_of_the_team_works_toward_the_same_card():
+    # 6.b.2: every card is paid by every player (each the cubes under their meeple colour), so
+    # cubes gathered for different cards are wasted.  Blue stands on two pink tiles (a01 asks
+    # 2 pink tiles, and blue holds its pink cube), orange on three yellow ones (a02 asks 3
+    # yellow tiles): each alone would pick the card under their own meeple; the team picks one.
+    pos = _coop(tiles={(2, 0): "P03", (3, 0): "P03", (-2, 0): "Y03", (-3, 0): "Y03", (-1, 0): "Y03"},
+                meeples={"blue": (3, 0), "orange": (-2, 0)}, spores={"blue": (4, 0), "orange": (-4, 0)},
+                hands={"blue": [], "orange": []}, nutrients={"blue": {"pink": 1}})
+    bot = GreedyBot(random.Random(1))
+    cards = {bot.target(pos, ED, c).card for c in pos.colors}
+    assert len(cards) == 1
+    solo = GreedyBot(random.Random(1))
+    solo.team_target = False
+    assert {solo.target(pos, ED, c).card for c in pos.colors} == {"a01", "a02"}
+
+
+def test_a_player_passes_a_teammate_the_cube_the_team_card_lacks():
+    # 5.c: both meeples on one yellow network; orange lacks the yellow cube of its share of
+    # the team's card and blue holds two beyond its own share: after placing, blue gives it.
+    pos = _coop(tiles={(-2, 0): "Y03", (-1, 0): "Y03", (1, 0): "P03"},
+                meeples={"blue": (-1, 0), "orange": (-2, 0)}, spores={"blue": (4, 0), "orange": (-4, 0)},
+                hands={"blue": ["Y03"], "orange": []}, taken=["place"],
+                nutrients={"blue": {"pink": 1, "yellow": 2}, "orange": {}}, market={"a": ["a01"], "b": []})
+    bot = GreedyBot(random.Random(1))
+    assert bot.target(pos, ED, "orange").missing == {"yellow": 1}
+    mv = bot.next_action(pos, ED)
+    assert mv == {"player": "blue", "action": "give", "to": "orange", "nutrients": {"yellow": 1}}
+    assert check(pos, mv, ED).legal
+
+
+def _pink_chain(length: int):
+    """A pink network from the three-way green tile at (0, 1) (its one pink end faces (1, 0))
+    along ``length - 1`` straight pink tiles, blue's meeple on the last one."""
+    tiles = {(0, 1): "P1.G024"}
+    at = (1, 0)
+    for _ in range(length - 1):
+        tiles[at] = "P14"
+        at = (at[0] + 1, at[1] - 1)
+    last = (at[0] - 1, at[1] + 1)
+    return _coop(tiles=tiles, trees={(-2, 0): [None] * 4, (0, -3): [None] * 4, (-3, 3): [None] * 4, (3, 1): [None] * 4},
+                 meeples={"blue": last, "orange": (-4, 0)}, hands={"blue": ["Y03"], "orange": []}, taken=["place"],
+                 nutrients={"blue": {"pink": 1}, "orange": {"yellow": 1}}, market={"a": ["a01"], "b": []}, bag=30)
+
+
+def test_a_purchase_never_pays_with_a_three_way_green_tile_before_forest_communication():
+    # 6.a lets the buyer choose the tiles within the network; 7.c needs two three-way green
+    # paths and the 2-player bag holds two.  The pink network of four tiles starts at the
+    # three-way tile, the farthest from the meeple (the default payment would take it).
+    pos = _pink_chain(4)
+    mv = GreedyBot(random.Random(1)).next_action(pos, ED)
+    assert mv["action"] == "buy" and mv["card"] == "a01"
+    assert (0, 1) not in map(tuple, mv["tiles"]) and len(mv["tiles"]) == 2
+    # With only the three-way tile and one other in the network, the card waits.
+    short = _pink_chain(2)
+    assert check(short, {"player": "blue", "action": "buy", "card": "a01"}, ED).legal
+    assert GreedyBot(random.Random(1)).next_action(short, ED) is None
+
+
+def test_the_team_grows_toward_a_side_of_a_planned_space_its_tile_can_join():
+    # 4.a.1: the planned arm tile on (2, -1) carries green on edges 3 and 4, and pink or yellow
+    # on the others.  A tile on (3, -1) faces it across that space's edge 0: a pink end there
+    # lets the team lay the planned tile next turn, a green end cannot (the planned tile has
+    # no green on edge 0), so the pink end is worth more.
+    trees = {at: [None] * 4 for _tid, at in ED.trees("easy")}
+    pos = make_position(trees=trees, mode="cooperative", difficulty="easy", hands={"blue": [], "orange": []})
+    bot = GreedyBot(random.Random(1))
+    b = Board(pos, ED)
+    bp = bot._blueprint(b)
+    assert bp.spaces.get(Hex(2, -1)) == frozenset({3, 4})
+    pink_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("P03"))
+    green_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("G03"))
+    assert pink_end > green_end
