@@ -40,6 +40,30 @@ ACTIONS: dict[str, str] = {
 }
 
 
+FIELDS: dict[str, frozenset[str]] = {
+    "spore": frozenset({"at"}),
+    "place": frozenset({"tile", "at", "rotation"}),
+    "rock": frozenset({"at"}),
+    "discard": frozenset({"tile"}),
+    "move": frozenset({"to", "color"}),
+    "remove": frozenset({"at", "pay"}),
+    "spore_ability": frozenset({"mode", "discard", "to"}),
+    "relocate": frozenset({"to"}),
+    "draw": frozenset({"tile", "uid"}),
+    "end_turn": frozenset(),
+    "substrate": frozenset({"kind", "at"}),
+    "give": frozenset({"to", "nutrients"}),
+    "swap": frozenset({"give", "take"}),
+    "buy": frozenset({"card", "tiles", "spore_to", "refill"}),
+    "reveal": frozenset({"deck", "card"}),
+}
+"""The fields each action may carry besides :data:`COMMON_FIELDS` (``docs/position.md``)."""
+COMMON_FIELDS = frozenset({"player", "action", "choose", "drop", "replace", "reader"})
+"""Fields any move may carry: who and what, the players' choices (5.b, 7.c), the cubes
+returned over the cap (5), a replaced substrate token, and ``reader`` (where a restarted
+table resumes the RFID reader's stream; kept in the log, not a rule input)."""
+
+
 @dataclass(frozen=True)
 class Move:
     """A parsed move.  Fields not used by the action are ``None``.
@@ -106,13 +130,18 @@ def parse_move(doc: Any) -> Move:
     action = need(doc, "action", str, "")
     if action not in ACTIONS:
         raise PositionError("action", f"unknown action {action!r} (known: {sorted(ACTIONS)})")
+    # A misspelt field ("rotaton") would otherwise be ignored and its default played.
+    unknown = sorted(set(doc) - FIELDS[action] - COMMON_FIELDS)
+    if unknown:
+        known = sorted(FIELDS[action] | COMMON_FIELDS - {"player", "action", "reader"})
+        raise PositionError(unknown[0], f"is not a field of a {action} move (its fields: {', '.join(known)})")
     f: dict[str, Any] = {"player": player, "action": action, "raw": dict(doc)}
     if action in ("place", "discard"):
         f["tile"] = parse_code(need(doc, "tile", str, ""), "tile")
     if action in ("place", "rock", "remove", "spore", "substrate"):
         f["at"] = parse_hex(need(doc, "at", list, ""), "at")
     if action == "place":
-        rot = doc.get("rotation", 0)
+        rot = need(doc, "rotation", int, "")
         if not isinstance(rot, int) or isinstance(rot, bool) or not 0 <= rot <= 5:
             raise PositionError("rotation", f"must be a whole number 0..5 (x 60 degrees), got {rot!r}")
         f["rotation"] = rot

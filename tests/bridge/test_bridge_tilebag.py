@@ -108,7 +108,7 @@ def test_ledger_follows_place_discard_and_spore_redraw_by_uid():
         {"player": "blue", "action": "draw", "tile": x, "uid": "U1"},
         {"player": "blue", "action": "draw", "tile": y, "uid": "U2"},
         {"player": "blue", "action": "draw", "tile": x, "uid": "U3"},
-        {"player": "blue", "action": "place", "tile": x, "at": [0, 0]},
+        {"player": "blue", "action": "place", "tile": x, "at": [0, 0], "rotation": 0},
         {"player": "blue", "action": "spore_ability", "mode": "redraw", "discard": y},
     ]
     for m in moves:
@@ -125,7 +125,7 @@ def test_a_lookalike_returned_to_the_bag_can_be_drawn_whichever_went_down():
     for m in ({"player": "red", "action": "draw", "tile": x, "uid": "U1"},
               {"player": "red", "action": "draw", "tile": x, "uid": "U2"},
               {"player": "red", "action": "draw", "tile": "P05", "uid": "U4"},
-              {"player": "red", "action": "place", "tile": x, "at": [0, 0]},
+              {"player": "red", "action": "place", "tile": x, "at": [0, 0], "rotation": 0},
               {"player": "red", "action": "spore_ability", "mode": "redraw", "discard": "P05"}):
         led.apply(m)
     # the ledger guessed U1 went down; the player really put U2 down and U1 went back

@@ -39,7 +39,7 @@ def test_simulated_players_choose_what_their_target_needs():
     # 5.b: the mycorrhiza cube "of your choice"; a01 needs 1 pink and 1 yellow.
     pos = make_position(trees={(3, -1): [None] * 4}, hands={"blue": ["P03.G2"], "orange": []},
                         market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
-    move = GreedyBot(random.Random(1)).choose(pos, ed, {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0]})
+    move = GreedyBot(random.Random(1)).choose(pos, ed, {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0], "rotation": 0})
     assert move["choose"]["blue"][0] in ("pink", "yellow")
 
 

@@ -44,7 +44,7 @@ def test_malformed_files_exit_2_naming_the_field(tmp_path):
     r = run("check-move", "--position", str(bad), "--move", str(m))
     assert r.returncode == 2 and "board.tiles[1].at" in r.stderr
     badm = tmp_path / "badm.json"
-    badm.write_text(json.dumps({"player": "blue", "action": "place", "tile": "Q03", "at": [1, 0]}))
+    badm.write_text(json.dumps({"player": "blue", "action": "place", "tile": "Q03", "at": [1, 0], "rotation": 0}))
     r = run("check-move", "--position", str(p), "--move", str(badm))
     assert r.returncode == 2 and "field tile" in r.stderr
     (tmp_path / "broken.json").write_text("{")
@@ -52,6 +52,21 @@ def test_malformed_files_exit_2_naming_the_field(tmp_path):
     assert r.returncode == 2 and "not valid JSON" in r.stderr
     r = run("check-move", "--position", str(tmp_path / "missing.json"), "--move", str(m))
     assert r.returncode == 2 and "missing.json" in r.stderr
+
+
+def test_a_misspelt_or_missing_move_field_is_refused_not_defaulted(tmp_path):
+    """A typo such as "rotaton" used to be ignored and the tile played at rotation 0."""
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    m = tmp_path / "m.json"
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotaton": 3}))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2 and "rotaton" in r.stderr and "rotation" in r.stderr
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]}))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2 and "rotation" in r.stderr and "missing" in r.stderr
+    m.write_text(json.dumps({"player": "blue", "action": "rock", "at": [2, 0], "tile": "P03"}))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2 and "tile" in r.stderr and "rock move" in r.stderr
 
 
 def test_legal_moves_lists_the_worked_legal_move(tmp_path):
@@ -180,7 +195,7 @@ def test_apply_move_plays_and_says_what_happened_in_words(tmp_path):
     pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)})
     p, m, out = tmp_path / "p.json", tmp_path / "m.json", tmp_path / "p2.json"
     p.write_text(json.dumps(pos.to_json()))
-    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]}))
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0}))
     r = run("apply-move", "--position", str(p), "--move", str(m), "--out", str(out))
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)

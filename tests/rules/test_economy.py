@@ -156,11 +156,11 @@ def test_degradation_bonuses_stack():
     # Two wood bonus cards (a04, b01): 2 + 1 + 1 = 4 pink cubes (rulebook 'IMPORTANT').
     pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, cards={"blue": ["a04", "b01"]},
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
-    p = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]}).position
+    p = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0}).position
     assert p.nutrients["blue"]["pink"] == 4
     pos = make_position(tiles={(3, 0): "Y03"}, substrates={(2, 0): "soil"}, cards={"blue": ["a09"]},
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
-    p = apply(pos, {"player": "blue", "action": "place", "tile": "Y03", "at": [2, 0]}).position
+    p = apply(pos, {"player": "blue", "action": "place", "tile": "Y03", "at": [2, 0], "rotation": 0}).position
     assert p.nutrients["blue"]["yellow"] == 3
 
 
@@ -178,7 +178,7 @@ def test_swap_nutrient_colour_once_per_turn():
 
 def green_to_tree(**kw):
     # P03.G2 at (3, 0): pink edge 0 joins blue's spore, green edge 2 faces the tree at (3, -1).
-    return make_position(**kw), {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0],
+    return make_position(**kw), {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0], "rotation": 0,
                                  "choose": ["yellow"]}
 
 
@@ -221,7 +221,7 @@ def test_green_continuity_table_rule():
 def test_cap_of_eight_discards_the_excess_and_says_so():
     pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, nutrients={"blue": {"white": 7}},
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
-    out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]})
+    out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0})
     assert out.position.nutrient_total("blue") == 8
     # Rulebook 5: the player chooses; by default the most plentiful colour goes back.
     assert out.position.nutrients["blue"] == {"pink": 2, "yellow": 0, "white": 6}
@@ -236,7 +236,7 @@ def test_supply_is_finite():
     pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"},
                         nutrients={"blue": {"pink": pink - 8}, "orange": {"pink": 8}},
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
-    out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0]})
+    out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0})
     assert out.position.nutrients["blue"]["pink"] == pink - 8
     assert any("supply has only 0 pink" in n for n in out.notes)
 

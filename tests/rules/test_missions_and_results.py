@@ -99,7 +99,7 @@ def test_forest_communication_reward_is_paid_once():
     pos = make_position(mode="cooperative", difficulty="easy", trees=trees, tiles=tiles,
                         hands={"blue": [code], "orange": []}, meeples={"blue": next(iter(tiles)), "orange": (-4, 0)},
                         spores={"blue": (4, 0), "orange": (-4, 0)})
-    out = apply(pos, {"player": "blue", "action": "place", "tile": code, "at": list(last)})
+    out = apply(pos, {"player": "blue", "action": "place", "tile": code, "at": list(last), "rotation": 0})
     p = out.position
     assert "forest_communication" in p.missions
     assert p.nutrient_total("orange") == 2

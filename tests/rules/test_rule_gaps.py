@@ -20,7 +20,7 @@ def forest_communication_move(**move_extra):
     pos = make_position(mode="cooperative", difficulty="easy", trees=trees, tiles=tiles,
                         hands={"blue": [code], "orange": []}, meeples={"blue": next(iter(tiles)), "orange": (-4, 0)},
                         spores={"blue": (4, 0), "orange": (-4, 0)}, nutrients={"orange": {"pink": 3}})
-    return pos, {"player": "blue", "action": "place", "tile": code, "at": list(last), **move_extra}
+    return pos, {"player": "blue", "action": "place", "tile": code, "at": list(last), "rotation": 0, **move_extra}
 
 
 def test_every_player_chooses_the_forest_communication_colours():
@@ -50,7 +50,7 @@ def test_no_marker_left_forms_no_mycorrhiza():
     # Blue's 8 markers are all on other trees: the tile is placed, no marker, no nutrient.
     trees = {(3, -1): [None] * 4, (0, 0): ["blue"] * 4, (-2, 2): ["blue"] * 4}
     pos = make_position(trees=trees, hands={"blue": ["P03.G2"], "orange": []})
-    move = {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0]}
+    move = {"player": "blue", "action": "place", "tile": "P03.G2", "at": [3, 0], "rotation": 0}
     assert check(pos, move).legal
     out = apply(pos, move)
     assert out.position.trees[(3, -1)] == [None] * 4

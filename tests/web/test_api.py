@@ -102,7 +102,7 @@ def test_bad_corrections_say_what_is_wrong_and_change_nothing(unlocked, session,
 
 def test_malformed_move_names_the_field(unlocked, session):
     before = snapshot(session)
-    r = unlocked.post("/api/move", {"move": {"player": session.position.active, "action": "place", "tile": "P03", "at": "x"}})
+    r = unlocked.post("/api/move", {"move": {"player": session.position.active, "action": "place", "tile": "P03", "at": "x", "rotation": 0}})
     assert r.status_code == 400 and "at" in r.get_json()["message"]
     assert snapshot(session) == before
 
