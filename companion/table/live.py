@@ -90,7 +90,9 @@ class LiveTable:
         self.gate = gate or StillnessGate()
         self.recorder = recorder
         self.clock = clock
-        self.pending: deque[tuple[float, dict[str, Any]]] = deque()
+        # reader inputs waiting for the move they follow: (time, move, turn pressed in); the turn
+        # is (round, active player) for an end-turn press, None for a draw
+        self.pending: deque[tuple[float, dict[str, Any], tuple[int, str] | None]] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
                       "reads_in_play": 0, "last_read_changed": None}
@@ -132,7 +134,7 @@ class LiveTable:
             if msg.kind == "choices_done" and self._awaiting_reading is not None:
                 self._committed = self._awaiting_reading
             self._awaiting_reading = None
-            self.pending = deque((self.clock(), m) for _, m in self.pending)
+            self.pending = deque((self.clock(), m, turn) for _, m, turn in self.pending)
 
     @property
     def reader(self):
@@ -291,7 +293,7 @@ class LiveTable:
         if kind == "tile_drawn":
             with s.lock:
                 self.tilebag.follow(s.game.events)
-                seen = self.tilebag.sighting(ev["uid"], ev["tile"], (m.get("uid") for _, m in self.pending))
+                seen = self.tilebag.sighting(ev["uid"], ev["tile"], (m.get("uid") for _, m, _ in self.pending))
                 if seen.action == "repeat":
                     s.bus.publish("tag_repeat", {"uid": ev["uid"], "tile": ev["tile"], "place": seen.place,
                                                  "count": sum(self.tilebag.repeats.values()),
@@ -333,15 +335,17 @@ class LiveTable:
 
     def _submit_or_wait(self, move: dict[str, Any]) -> None:
         s = self.session
+        pos = s.position
+        turn = (pos.turn_number, pos.active) if move["action"] == "end_turn" else None
         if s.choices is not None:   # after the move that waits for the players' choices
-            self.pending.append((self.clock(), move))
+            self.pending.append((self.clock(), move, turn))
             return
         verdict = s.game.check(move)
         if verdict.legal:
             s.submit(move, source="reader")
             self._retry_pending()
         elif verdict.reason in RETRY_REASONS and s.question is None:
-            self.pending.append((self.clock(), move))
+            self.pending.append((self.clock(), move, turn))
         else:
             s.submit(move, source="reader")  # held as illegal, with its reason
 
@@ -354,16 +358,22 @@ class LiveTable:
         while progress and self.pending:
             progress = False
             for _ in range(len(self.pending)):
-                t, move = self.pending.popleft()
+                t, move, turn = self.pending.popleft()
                 if move["action"] == "draw":
                     move = dict(move, player=drawing_player(s.position))
                 elif move["action"] == "end_turn":
+                    if turn is not None and turn != (s.position.turn_number, s.position.active):
+                        # a second press (a bounce, a press repeated while the first waited)
+                        # of a turn that has ended since: it must not end the next player's turn
+                        s.bus.publish("button_ignored", {"message": f"An end-of-turn press of {turn[1]}'s turn "
+                                                                    "came after that turn had ended: ignored."})
+                        continue
                     move = dict(move, player=s.position.active)
                 if s.game.check(move).legal:
                     s.submit(move, source="reader")
                     progress = True
                 elif now - t < PENDING_S:
-                    self.pending.append((t, move))
+                    self.pending.append((t, move, turn))
                 else:
                     s.submit(move, source="reader")
 

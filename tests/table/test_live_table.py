@@ -72,6 +72,33 @@ def test_a_draw_before_the_placement_is_seen_waits_for_it():
     assert [e.move["action"] for e in session.game.events] == ["place", "draw"]
 
 
+def test_a_second_end_turn_press_does_not_end_the_next_players_turn():
+    # The button pressed twice before the draw (a bounce, or pressed again while the first press
+    # waited): both wait; the first ends the turn once the draw is in, the second belongs to a
+    # turn that has ended and must not end the next player's turn at their draw.
+    truth = BotTable(GameConfig(), seed=5)
+    while truth.position.in_setup:
+        truth.play_turn()
+    session = TableSession(Game(truth.position.copy()))
+    live = LiveTable(session, reader=object())
+    from companion.movegen import placements
+    from companion.rules import Board
+    first = session.position.active
+    for _ in range(2):
+        live.on_reader_event({"event": "button", "kind": "short", "time": 0})
+    assert len(live.pending) == 2 and session.game.events == []
+    session.submit(placements(Board(session.position), first)[0], source="camera")
+    live.on_reader_event({"event": "tile_drawn", "uid": "04AABB01", "tile": truth.supplies.bag[-1], "time": 0})
+    assert [e.move["action"] for e in session.game.events] == ["place", "draw", "end_turn"]
+    second = session.position.active
+    assert second != first and not live.pending
+    assert any(m.kind == "button_ignored" for m in session.bus.since(0))
+    session.submit(placements(Board(session.position), second)[0], source="camera")
+    live.on_reader_event({"event": "tile_drawn", "uid": "04AABB02", "tile": truth.supplies.bag[-2], "time": 0})
+    assert [e.move["action"] for e in session.game.events][3:] == ["place", "draw"]
+    assert session.position.active == second
+
+
 def test_unknown_tag_and_reader_status_reach_the_table():
     session = TableSession.start(GameConfig(), None, seed=1)
     live = LiveTable(session, reader=object())
