@@ -27,6 +27,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     cam.add_argument("--square-mm", type=float, default=1.0, help="chessboard square side in mm (default 1)")
     cam.add_argument("--out", metavar="FILE", help="write the intrinsics JSON here (for read-board --intrinsics)")
     cam.add_argument("--json", action="store_true", help="print the result as JSON")
+    cam.add_argument("--force", action="store_true",
+                     help="write the intrinsics even when the fit is implausible (normally refused: retake the photos)")
     cam.set_defaults(func=_camera)
 
     col = group.add_parser("pieces", aliases=["colours", "colors"],
@@ -61,7 +63,7 @@ def _fail(msg: str) -> int:
 
 
 def _camera(args: argparse.Namespace) -> int:
-    from calibration.intrinsics import CalibrationError, calibrate_charuco, calibrate_chessboard, parse_pattern
+    from calibration.intrinsics import CalibrationError, calibrate_charuco, calibrate_chessboard, implausible, parse_pattern
 
     try:
         if args.chessboard:
@@ -70,6 +72,12 @@ def _camera(args: argparse.Namespace) -> int:
             result = calibrate_charuco(args.images)
     except CalibrationError as exc:
         return _fail(str(exc))
+    problem = implausible(result)
+    if problem and not args.force:
+        kept = f"; {args.out} was not written" if args.out else ""
+        return _fail(f"{problem}{kept} (--force writes it anyway)")
+    if problem:
+        print(f"warning: {problem}", file=sys.stderr)
     if args.out:
         try:
             _write_atomically(args.out, result.save)

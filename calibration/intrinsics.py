@@ -67,6 +67,31 @@ class Intrinsics:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
 
 
+MAX_RMS_PX = 1.0
+"""Largest RMS reprojection error (px) accepted from ``calibrate camera``: a sharp, flat
+pattern gives about 0.2 to 0.5 px; above 1 px the photos (blur, a bent print, a wrong
+pattern size) or the fit are at fault, and the board reader's geometry would inherit it."""
+
+
+def implausible(result: Intrinsics) -> str | None:
+    """Why a lens calibration cannot be right, or ``None``: an RMS reprojection error above
+    :data:`MAX_RMS_PX`, a principal point outside the image, a focal length under 0.2 or over
+    10 image widths (px), or a distortion coefficient beyond +-10 (no lens bends that much)."""
+    w, h = result.image_size
+    k = np.asarray(result.camera_matrix, float)
+    fx, fy, cx, cy = k[0, 0], k[1, 1], k[0, 2], k[1, 2]
+    if not np.isfinite(result.rms_px) or result.rms_px > MAX_RMS_PX:
+        return (f"RMS reprojection error {result.rms_px:.2f} px is above {MAX_RMS_PX:g} px: retake the photos "
+                "sharp, with the pattern printed flat and seen whole from several angles")
+    if not (0 <= cx <= w and 0 <= cy <= h):
+        return f"the principal point ({cx:.0f}, {cy:.0f}) px lies outside the {w}x{h} image: the fit failed; retake the photos"
+    if not (0.2 * w <= fx <= 10 * w and 0.2 * w <= fy <= 10 * w):
+        return f"focal length fx {fx:.0f} fy {fy:.0f} px is not one a {w} px wide camera has: the fit failed; retake the photos"
+    if np.any(~np.isfinite(result.dist)) or np.any(np.abs(np.asarray(result.dist, float)) > 10):
+        return "the lens distortion found is beyond what a lens gives: the fit failed; retake the photos"
+    return None
+
+
 def load_intrinsics(path: str | Path) -> Intrinsics:
     """Read intrinsics written by :meth:`Intrinsics.save`; raise :class:`CalibrationError`."""
     try:

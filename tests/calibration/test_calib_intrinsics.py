@@ -115,3 +115,24 @@ def test_charuco_needs_the_board(capsys):
     code, _, err = run_cli(["calibrate", "camera", *map(str, PHOTOS[:3])], capsys)
     assert code == 2
     assert "ChArUco board found in 0 of 3" in err
+
+
+def test_an_implausible_lens_fit_is_refused_and_nothing_is_written(tmp_path, capsys, monkeypatch):
+    # warped prints once gave "RMS reprojection error 7.037 px", fx 16683, cx -580.9, exit 0
+    from calibration import intrinsics
+    bad = intrinsics.Intrinsics(np.array([[16683.0, 0, -580.9], [0, 16683.0, 240], [0, 0, 1]]),
+                                np.array([-53613.0, 0, 0, 0, 0]), (640, 480), 7.037, 8)
+    monkeypatch.setattr(intrinsics, "calibrate_charuco", lambda images: bad)
+    out = tmp_path / "k.json"
+    code, _, err = run_cli(["calibrate", "camera", "a.png", "--out", str(out)], capsys)
+    assert code == 2 and "7.04 px" in err and "not written" in err and not out.exists()
+    code, _, err = run_cli(["calibrate", "camera", "a.png", "--out", str(out), "--force"], capsys)
+    assert code == 0 and out.exists() and "warning" in err
+    good = intrinsics.Intrinsics(np.array([[536.1, 0, 342.4], [0, 536.0, 235.5], [0, 0, 1]]),
+                                 np.array([-0.27, 0.03, 0, 0, 0.1]), (640, 480), 0.41, 13)
+    assert intrinsics.implausible(good) is None
+    for broken in (dict(rms_px=1.5), dict(camera_matrix=np.array([[536.1, 0, 900], [0, 536.0, 235.5], [0, 0, 1]])),
+                   dict(camera_matrix=np.array([[20.0, 0, 342.4], [0, 20.0, 235.5], [0, 0, 1]])),
+                   dict(dist=np.array([40.0, 0, 0, 0, 0]))):
+        import dataclasses
+        assert intrinsics.implausible(dataclasses.replace(good, **broken)) is not None, broken
