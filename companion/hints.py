@@ -51,13 +51,20 @@ class Hint:
                 "cards": [c.to_json() for c in self.cards]}
 
 
-def _nearest(ed: Edition, frm: list[Hex], goals: list[Hex]) -> tuple[Hex, int] | None:
-    best = None
-    for g in goals:
-        d = min((distance(f, g) for f in frm), default=99)
-        if best is None or d < best[1]:
-            best = (g, d)
-    return best
+def _nearest(ed: Edition, frm: list[Hex], goals: list[Hex]) -> tuple[Hex, int | None] | None:
+    """The goal nearest to any space of ``frm`` and its distance in spaces; with nothing to
+    grow from yet (no spore placed), the first goal and ``None``."""
+    if not goals:
+        return None
+    if not frm:
+        return goals[0], None
+    return min(((g, min(distance(f, g) for f in frm)) for g in goals), key=lambda gd: gd[1])
+
+
+def _away(d: int | None, text: str) -> str:
+    """``text`` with the distance ``d`` (spaces) filled in, or nothing when the player has no
+    network to grow from yet."""
+    return text.format(d) if d is not None else ""
 
 
 def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
@@ -80,14 +87,14 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
                     spots = [h for h, k in pos.substrates.items() if k == SOURCE[color]]
                     near = _nearest(ed, reach, spots)
                     where = (f"degrade the {SOURCE[color]} substrate at {ed.label(near[0])} "
-                             f"({near[1]} space(s) from where you can grow) with a {color} tile, 5.a") if near else \
+                             f"{_away(near[1], '({} space(s) from where you can grow) ')}with a {color} tile, 5.a") if near else \
                         f"wait for a {SOURCE[color]} substrate"
                     steps.append(f"{who}: {n} {color} cube(s): {where}")
                 else:
                     trees = [h for h, s in pos.trees.items() if None in s]
                     near = _nearest(ed, reach, trees)
                     where = (f"form a mycorrhiza with the tree at {ed.label(near[0])} (a green path facing it, "
-                             f"{near[1]} space(s) away, 5.b)") if near else "every tree is full: a gift or a colour swap"
+                             f"{_away(near[1], '{} space(s) away, ')}5.b)") if near else "every tree is full: a gift or a colour swap"
                     steps.append(f"{who}: {n} white cube(s): {where}")
         out.append(CardPlan(card.id, card.name, card.vp, a.can_buy, steps))
     out.sort(key=lambda c: (len(c.steps), -c.vp))

@@ -84,3 +84,17 @@ def test_an_undone_move_replaced_by_another_gets_a_fresh_hint():
     want = hint(s.position, s.edition).to_json()          # same number of moves, another position
     assert {k: fresh[k] for k in want} == want
     assert want != {k: after_first[k] for k in want}
+
+
+def test_plans_before_any_spore_name_no_made_up_distance():
+    # during spore setup nobody has a network yet: the plans used to say "(99 space(s) from
+    # where you can grow)"
+    from companion.edition import load_edition
+    from companion.hints import card_plans
+    from companion.setup import GameConfig
+    from companion.table.session import TableSession
+    pos = TableSession.start(GameConfig(), None, seed=1).position
+    assert pos.in_setup and not any(pos.meeples.values())
+    steps = [s for c in card_plans(pos, load_edition(), pos.active) for s in c.steps]
+    assert any("substrate at" in s or "tree at" in s for s in steps), steps
+    assert not any("99" in s for s in steps) and not any("space(s)" in s for s in steps), steps
