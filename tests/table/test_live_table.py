@@ -55,12 +55,17 @@ def test_twenty_seeds_inferred_log_equals_the_bots_log():
     assert all(r["legal_rejected"] == 0 for r in reports)
 
 
-def test_a_draw_before_the_placement_is_seen_waits_for_it():
-    truth = BotTable(GameConfig(), seed=5)
+def live_after_setup(seed: int = 5) -> tuple[BotTable, TableSession, LiveTable]:
+    """The bots' game past spore setup, and a live table (no camera) on a copy of it."""
+    truth = BotTable(GameConfig(), seed=seed)
     while truth.position.in_setup:
         truth.play_turn()
     session = TableSession(Game(truth.position.copy()))
-    live = LiveTable(session, reader=object())
+    return truth, session, LiveTable(session, reader=object())
+
+
+def test_a_draw_before_the_placement_is_seen_waits_for_it():
+    truth, session, live = live_after_setup()
     pos = session.position
     tile = truth.supplies.bag[-1]
     live.on_reader_event({"event": "tile_drawn", "uid": "04AABBCC", "tile": tile, "time": 0})
@@ -76,11 +81,7 @@ def test_a_second_end_turn_press_does_not_end_the_next_players_turn():
     # The button pressed twice before the draw (a bounce, or pressed again while the first press
     # waited): both wait; the first ends the turn once the draw is in, the second belongs to a
     # turn that has ended and must not end the next player's turn at their draw.
-    truth = BotTable(GameConfig(), seed=5)
-    while truth.position.in_setup:
-        truth.play_turn()
-    session = TableSession(Game(truth.position.copy()))
-    live = LiveTable(session, reader=object())
+    truth, session, live = live_after_setup()
     from companion.movegen import placements
     from companion.rules import Board
     first = session.position.active
