@@ -123,8 +123,15 @@ class ChoicePrompt:
             move["drop"] = drop
         return move
 
-    def sentence(self) -> str:
-        """What the table waits for, in words."""
+    def sentence(self, where: str = "on the dashboard") -> str:
+        """What the table waits for, in words: "mycorrhiza with tree A: waiting for orange to
+        choose on the dashboard"; ``where`` says where the players answer."""
+        who = self.waiting_for
+        names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
+        return f"{self.reasons()}: waiting for {names} to choose" + (f" {where}" if where else "")
+
+    def reasons(self) -> str:
+        """Why the move waits, in words: "mycorrhizae with trees A and B, cap of 8 nutrients"."""
         whys: list[str] = []
         trees: list[str] = []
         for a in self.asked:   # "mycorrhiza with tree A" x3 reads "mycorrhizae with trees A, B and C"
@@ -137,12 +144,10 @@ class ChoicePrompt:
         if trees:
             whys[whys.index("mycorrhiza")] = ("mycorrhiza with tree " + trees[0] if len(trees) == 1 else
                                               "mycorrhizae with trees " + ", ".join(trees[:-1]) + " and " + trees[-1])
-        who = self.waiting_for
-        names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
-        return f"{', '.join(whys)}: waiting for {names} to choose on the dashboard"
+        return ", ".join(whys)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "move": self.move, "source": self.source, "text": self.sentence(),
+        return {"id": self.id, "move": self.move, "source": self.source, "text": self.sentence(), "reasons": self.reasons(),
                 "asked": self.groups(), "waiting_for": self.waiting_for}
 
 

@@ -144,6 +144,13 @@ def _wait_for_ctrl_c(srv) -> None:
         pass
 
 
+def demo_console(session, out=None):
+    """The demo's terminal log: the table's questions are answered by the simulated players
+    (with or without a dashboard), and the terminal says so, then prints each answer."""
+    from companion.table.console import SIMULATED_PLAYERS, ConsoleLog
+    return ConsoleLog(session, out=out, answers=SIMULATED_PLAYERS)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """A whole game on the simulated table: rendered camera frames and a reader on a pty."""
     import cv2
@@ -151,7 +158,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from companion.eventlog import EventLogError
     from companion.setup import SetupError
     from companion.sim.table import SimulatedTable, SimulationAborted
-    from companion.table.console import ConsoleLog
 
     cv2.setNumThreads(1)
     # What can refuse the start is checked before a game is put in the log.
@@ -188,7 +194,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             attach_table_feed(srv.app, sim.live)   # /setup shows the simulated camera too
         print(f"Simulated table: {args.mode}, {len(sim.session.position.colors)} players, seed {args.seed}; "
               f"game {sim.session.game.game_id} logged in {path}")
-        sim.session.bus.subscribe(ConsoleLog(sim.session))
+        sim.session.bus.subscribe(demo_console(sim.session))
     try:
         report = sim.run()
     except KeyboardInterrupt:
@@ -322,7 +328,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         game.log_hooks.append(recorder.logged)
     live = LiveTable(session, reader=reader, recorder=recorder)
     session.feedback = live.feedback
-    session.bus.subscribe(ConsoleLog(session))
+    from companion.table.console import NO_DASHBOARD, ON_THE_DASHBOARD
+    console = ConsoleLog(session, answers=NO_DASHBOARD if args.no_web else ON_THE_DASHBOARD)
+    session.bus.subscribe(console)
     if args.replay:
         from companion.table.record import RecordingError, ReplayDiverged, replay
         if history is None:
@@ -340,7 +348,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     session.set_status("camera", "starting", f"waiting for the first frame from {source.name}")
     srv = _web(session, args, pin)
-    if srv is not None:
+    if srv is None:
+        console.answers = NO_DASHBOARD
+    else:
         print(f"(PIN {pin_note})")
         from web.setup import attach_table_feed
         attach_table_feed(srv.app, live)   # the camera setup page (/setup) shows this camera live

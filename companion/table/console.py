@@ -8,15 +8,32 @@ from typing import TextIO
 from companion.table.bus import Message
 
 
-class ConsoleLog:
-    """Subscribe with ``bus.subscribe(ConsoleLog(session))``; prints to ``out`` (stdout)."""
+ON_THE_DASHBOARD = "answer on the dashboard"
+SIMULATED_PLAYERS = "the simulated players answer"
+NO_DASHBOARD = ("no dashboard runs (--no-web): stop with Ctrl-C and continue with 'run --resume' without --no-web "
+                "to answer on the dashboard")
+"""How the table's questions get answered, said after each question: a real table with its
+dashboard, the demo's simulated players (with or without a dashboard), a real table started
+with ``--no-web``."""
 
-    def __init__(self, session, out: TextIO | None = None, board: bool = True, color: bool | None = None):
+
+class ConsoleLog:
+    """Subscribe with ``bus.subscribe(ConsoleLog(session))``; prints to ``out`` (stdout).
+
+    ``answers``: how the table's questions (which of two readings happened, the players'
+    nutrient choices) are answered here, printed after each one (:data:`ON_THE_DASHBOARD`,
+    :data:`SIMULATED_PLAYERS`, :data:`NO_DASHBOARD`); each answer is printed when given.
+    """
+
+    def __init__(self, session, out: TextIO | None = None, board: bool = True, color: bool | None = None,
+                 answers: str = ON_THE_DASHBOARD):
         self.session = session
         self.out = out or sys.stdout
         self.board = board
         self.color = self.out.isatty() if color is None else color
         self.legend_shown = False
+        self.answers = answers
+        self._question: dict | None = None
 
     def __call__(self, msg: Message) -> None:
         d = msg.data
@@ -43,10 +60,24 @@ class ConsoleLog:
         elif k == "cleared":
             self._print(f"[ok] {d.get('why', 'cleared')}")
         elif k == "question":
+            self._question = d
             opts = "; ".join(f"{i + 1}) {c['label']}" for i, c in enumerate(d["choices"]))
-            self._print(f"[?] {d['prompt']} {opts} (answer on the dashboard)")
+            self._print(f"[?] {d['prompt']} {opts} ({self.answers})")
+        elif k == "answered":
+            q, i = self._question, d.get("choice")
+            if i is None:
+                self._print(f"[answered] {d.get('why') or 'the question was withdrawn'}")
+            elif q is not None and q.get("id") == d.get("id") and 0 <= i < len(q["choices"]):
+                self._print(f"[answered] {i + 1}) {q['choices'][i]['label']}")
+            else:
+                self._print(f"[answered] choice {i + 1}")
+            self._question = None
         elif k == "choices":
-            self._print(f"[?] {d['text']} (answer on the dashboard)")
+            who = d.get("waiting_for") or []
+            names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
+            self._print(f"[?] {d.get('reasons') or 'a choice'}: waiting for {names} to choose ({self.answers})")
+        elif k == "choices_done":
+            self._print("[chosen] every player has chosen; the move is played")
         elif k == "choices_withdrawn":
             self._print(f"[withdrawn] the move waiting for choices: {d.get('why', '')}")
         elif k in ("uncertain", "mismatch", "unknown_tag"):
