@@ -44,8 +44,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     def common(q: argparse.ArgumentParser) -> None:
         q.add_argument(
             "--port",
-            help="device path, or usb:VID:PID; default: the first known USB reader "
-            f"(companion) or {discovery.DEFAULT_UART} (rdm6300, pn532)",
+            help="device path, usb:VID:PID, or 'auto' (every USB serial port with a reader's id, as 'run --rfid auto'); "
+            f"default: auto (companion) or {discovery.DEFAULT_UART} (rdm6300, pn532)",
         )
         q.add_argument("--driver", choices=sorted(DRIVERS), default="companion", help="reader type (default companion)")
         q.add_argument("--registry", type=Path, default=None, help=f"tag registry JSON (default {default_registry()})")
@@ -77,14 +77,16 @@ def _port(args: argparse.Namespace) -> tuple[str | Callable[[], str | None], str
     exist or is not a terminal (:func:`discovery.check_port`).
     """
     spec = args.port
+    if spec == "auto" or (not spec and args.driver == "companion"):
+        # as 'run --rfid auto': every USB serial port with a reader's id, the one that
+        # answered last time first, each passed over once it gives no valid frame
+        return discovery.Discovery(memory=discovery.default_memory_path()), discovery.describe_ids()
     if spec and spec.startswith("usb:"):
         try:
             ids = [discovery.parse_usb_id(spec[4:])]
         except ValueError as e:
             raise BridgeError(str(e)) from None
         return (lambda: discovery.find_port(ids)), discovery.describe_ids(ids)
-    if not spec and args.driver == "companion":
-        return discovery.Discovery(memory=discovery.default_memory_path()), discovery.describe_ids()
     path = spec or discovery.DEFAULT_UART
     discovery.check_port(path)
     return path, path
@@ -117,6 +119,9 @@ def _events(args: argparse.Namespace, registry: TagRegistry,
 def cmd_listen(args: argparse.Namespace) -> int:
     """Print every event as one JSON line until Ctrl-C or ``--seconds``.
 
+    Exits 1 when no reader answered in that time, saying where it was looked for (the ports
+    tried, or the serial ports there are); 0 after a reader answered.
+
     After printing an event that carries the board's event position, the position is saved
     in the state file, so a restarted ``listen`` asks the board only for newer events.  A
     ``kill -9`` between the print and the save (well under a millisecond) prints that one
@@ -134,14 +139,17 @@ def cmd_listen(args: argparse.Namespace) -> int:
     except BridgeError as e:
         print(f"{PREFIX}{e}", file=sys.stderr)
         return 2
-    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    started = time.monotonic()
+    deadline = None if args.seconds is None else started + args.seconds
     save_failed = False
+    answered = False
     try:
         while deadline is None or time.monotonic() < deadline:
             try:
                 ev = q.get(timeout=0.1)
             except queue.Empty:
                 continue
+            answered = answered or isinstance(ev, E.ReaderConnected)
             print(json.dumps(E.as_dict(ev)), flush=True)
             at = getattr(ev, "reader", None)
             if at:
@@ -153,8 +161,16 @@ def cmd_listen(args: argparse.Namespace) -> int:
                         print(f"{PREFIX}warning: cannot save the reader position to {state.path}: {e.strerror or e}; "
                               "a restart may print recent events again", file=sys.stderr, flush=True)
                     save_failed = True
+    except KeyboardInterrupt:
+        pass   # the usual way to stop listening
     finally:
         reader.stop()
+    if not answered:
+        answered = reader.connected.is_set()   # a reader that answered just before the end
+    if not answered:
+        print(f"{PREFIX}no reader answered in {time.monotonic() - started:.0f} s: {reader.search_report()}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

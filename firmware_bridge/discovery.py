@@ -125,14 +125,20 @@ class Discovery:
     """
 
     def __init__(self, ids: Iterable[tuple[int, int]] = KNOWN_USB_IDS, memory: Path | None = None,
-                 comports: Callable[[], Iterable] = list_ports.comports,
+                 comports: Callable[[], Iterable] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.ids = tuple(ids)
         self.memory = memory
-        self._comports = comports
+        self._comports = comports or (lambda: list_ports.comports())   # looked up at each call
         self._clock = clock
         self._failed: dict[str, float] = {}
         self._serials: dict[str, str | None] = {}
+        self.tried: dict[str, str] = {}
+        """Each candidate port that gave no valid frame, with why (the last time), for
+        :meth:`report`."""
+        self.seen: dict[str, str] = {}
+        """Every serial port listed at the last look, path -> its USB id ("1a86:7523") or
+        "no USB id", for :meth:`report`."""
         self.remembered = self._load()
         """USB serial number of the last good reader, or None."""
 
@@ -150,7 +156,10 @@ class Discovery:
         """Paths of the attached known ports, best first: the remembered reader, then by
         the order of ``ids``, then by path."""
         rank = {vp: i for i, vp in enumerate(self.ids)}
-        found = [p for p in self._comports() if (p.vid, p.pid) in rank]
+        listed = list(self._comports())
+        self.seen = {p.device: (f"{p.vid:04x}:{p.pid:04x}" if p.vid is not None and p.pid is not None else "no USB id")
+                     for p in listed}
+        found = [p for p in listed if (p.vid, p.pid) in rank]
         self._serials = {p.device: getattr(p, "serial_number", None) for p in found}
         found.sort(key=lambda p: (not (self.remembered and getattr(p, "serial_number", None) == self.remembered),
                                   rank[(p.vid, p.pid)], p.device))
@@ -169,6 +178,23 @@ class Discovery:
     def failed(self, path: str, reason: str = "") -> None:
         """``path`` is not the reader (no valid frame in the handshake time)."""
         self._failed[path] = self._clock()
+        self.tried[path] = reason or "no valid frame"
+
+    def report(self) -> str:
+        """Where the reader was looked for and why nothing answered, in a sentence: the
+        candidate ports tried (each with why it was passed over), or that no attached serial
+        port has a known USB id, listing the ports there are (with their ids)."""
+        known = describe_ids(self.ids).removeprefix("any USB serial port with id ")
+        if self.tried:
+            tried = "; ".join(f"{p} ({self.seen.get(p, 'gone')}): {why}" for p, why in sorted(self.tried.items()))
+            return f"tried {len(self.tried)} port(s) with a reader's USB id ({known}): {tried}"
+        if not self.seen:
+            return f"no serial port is attached (looked for a USB serial port with id {known})"
+        others = ", ".join(f"{p} ({vp})" for p, vp in sorted(self.seen.items()))
+        if self._serials:
+            return f"{', '.join(sorted(self._serials))}: a reader's USB id ({known}), but no answer yet"
+        return (f"no attached serial port has a reader's USB id ({known}); ports seen: {others}; "
+                "give the reader's port with --port PATH or usb:VID:PID")
 
     def good(self, path: str) -> None:
         """``path`` answered: remember its serial number (when it has one)."""

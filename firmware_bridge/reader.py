@@ -136,6 +136,17 @@ class BagReader:
             raise FrameError("unsupported", f"the {self.driver.name} reader takes no commands")
         self._outbox.append(encode(frame))
 
+    def search_report(self) -> str:
+        """Where the reader was looked for and why nothing answered, for a reader that never
+        connected: a :class:`~firmware_bridge.discovery.Discovery` lookup lists the ports it
+        tried (or the ports there are); a path says the last error on it."""
+        report = getattr(self._port, "report", None)
+        where = report() if callable(report) else f"on {self._label}"
+        detail = self.status.get("detail") or ""
+        if detail and detail not in where and detail != "no reader port found":
+            where += f"; last: {detail}"
+        return where
+
     # -- loop ----------------------------------------------------------------------------
     def _resolve(self) -> str | None:
         return self._port() if callable(self._port) else self._port

@@ -355,12 +355,77 @@ def cmd_run(args: argparse.Namespace) -> int:
         from web.setup import attach_table_feed
         attach_table_feed(srv.app, live)   # the camera setup page (/setup) shows this camera live
     bag = _bag_reader(args, live)
-    status = live.run(source, bag)
+    moves_before = len(session.game.events)
+    with _sigterm_stops():
+        status = live.run(source, bag)
     if recorder is not None:
         recorder.close()
     if srv is not None:
         srv.shutdown()
+    print(stop_report(live, bag, moves_before, path if log is not None else None, args.record), file=sys.stderr)
     return status
+
+
+class StopRequested(KeyboardInterrupt):
+    """A stop asked for from outside (SIGTERM: ``systemctl stop``, a shutdown): the table
+    stops as after Ctrl-C, saying what was kept."""
+
+
+class _sigterm_stops:
+    """While entered (in the main thread), SIGTERM stops the live loop like Ctrl-C."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        def stop(signum, frame):
+            raise StopRequested("SIGTERM")
+        self._old = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+        return self
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            import signal
+            signal.signal(signal.SIGTERM, self._old)
+        return False
+
+
+def stop_report(live, bag, moves_before: int, db: str | None, record: str | None) -> str:
+    """What a stopped ``run`` kept and what its devices gave, in a few lines: the game (its
+    moves, where it is logged, how to continue it), the camera's frames, the bag reader
+    (never found: the ports it tried), the recording.  ``moves_before``: the game's moves
+    when this run started (a resumed game has some); ``db``: the log's path (``None``: not
+    logged)."""
+    s = live.session
+    game = s.game
+    n = len(game.events)
+    new = n - moves_before
+    if db is None:
+        lines = [f"{n} move(s) played; not kept (--db :memory:)"]
+    else:
+        this_run = f"{new} move(s) in this run" if moves_before else (
+            "no move was played yet" if n == 0 else f"{n} move(s)")
+        lines = [f"game {game.game_id} ({this_run}) is kept in {db}"]
+        if s.position.result is not None:
+            lines.append(f"that game is over: {s.position.result['reason']}")
+        else:
+            lines.append("continue it with 'mycelium-companion run --resume' (and the same options)")
+    st = live.stats
+    if st["frames"] == 0:
+        lines.append("the camera gave no frame")
+    else:
+        refused = f", {st['read_errors']} refused by the board reader" if st["read_errors"] else ""
+        lines.append(f"the camera gave {st['frames']} frame(s): {st['reads']} still frame(s) read{refused}, "
+                     f"{len(live.commit_latencies_ms)} move(s) seen")
+    if bag is not None:
+        if st["reader_connects"] == 0:
+            lines.append(f"the bag reader never answered: {bag.search_report()}")
+        else:
+            lines.append(f"the bag reader gave {st['reader_events']} tag read(s) and button press(es)")
+    if record:
+        lines.append(f"the recording is in {record} (replay it with 'mycelium-companion run --replay {record}')")
+    head = f"Stopped ({live.interrupted}); kept:" if live.interrupted else "Kept:"
+    return head + "\n  " + "\n  ".join(lines)
 
 
 def _check_history(initial, config, history, folder) -> None:

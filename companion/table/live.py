@@ -95,7 +95,7 @@ class LiveTable:
         self.pending: deque[tuple[float, dict[str, Any], tuple[int, str] | None]] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
-                      "reads_in_play": 0, "last_read_changed": None}
+                      "reads_in_play": 0, "last_read_changed": None, "reader_connects": 0, "reader_events": 0}
         self.commit_latencies_ms: list[float] = []
         self._last_attempt: dict[str, Any] | None = None
         self._last_uncertain: frozenset = frozenset()
@@ -109,6 +109,8 @@ class LiveTable:
         self._asked: str | None = None
         self.stopped_because: str | None = None
         """Why the camera loop stopped, when it was not the end of the frames or a stop asked for."""
+        self.interrupted: str | None = None
+        """How a person stopped :meth:`run` ("Ctrl-C", "SIGTERM"), or ``None``."""
         self.frame_errors = 0
         self.stall_s = STALL_S
         """Seconds without a frame after which the camera is reopened."""
@@ -290,6 +292,8 @@ class LiveTable:
         if self.recorder is not None:
             self.recorder.reader(ev)
         kind = ev.get("event")
+        if kind in ("tile_drawn", "button", "unknown_tag"):
+            self.stats["reader_events"] += 1
         if kind == "tile_drawn":
             with s.lock:
                 self.tilebag.follow(s.game.events)
@@ -318,6 +322,7 @@ class LiveTable:
                                           "message": f"Tag {ev.get('uid')} is not enrolled: run 'mycelium-companion rfid enroll'."})
             self.feedback("illegal")
         elif kind == "reader_connected":
+            self.stats["reader_connects"] += 1
             s.set_status("reader", "connected", ev.get("port", ""))
         elif kind == "reader_disconnected":
             why = ev.get("reason", "")
@@ -474,8 +479,11 @@ class LiveTable:
         """Run the camera thread (and the bag reader's own thread) until Ctrl-C, :meth:`stop`,
         ``until()`` or the end of the frames; then shut everything down.
 
-        Returns the exit status: 0, or 1 when the camera loop had to stop (the reason is
-        printed and kept in :attr:`stopped_because`).
+        Returns the exit status: 0 for a stop asked for (Ctrl-C, SIGTERM: see
+        :attr:`interrupted`) or frames that ended after a move was read; 1 when the camera loop
+        had to stop (the reason is printed and kept in :attr:`stopped_because`) or a finite
+        source (a folder, a video file) ended without one move read from it (the reason, from
+        :meth:`why_no_moves`, is printed).
         """
         self.bag_reader = bag_reader
         threads = []
@@ -488,8 +496,9 @@ class LiveTable:
                 if source is not None and not threads[0].is_alive():
                     break
                 time.sleep(0.1)
-        except KeyboardInterrupt:
-            print("\nStopping...", file=sys.stderr)
+        except KeyboardInterrupt as e:
+            self.interrupted = str(e) or "Ctrl-C"
+            print(f"\nStopping ({self.interrupted})...", file=sys.stderr)
         finally:
             self.stop()
             for t in threads:
@@ -513,16 +522,20 @@ class LiveTable:
             why = self.why_no_moves(bag_reader is not None)
             if why:
                 print(f"mycelium-companion: no move was read from these frames: {why}", file=sys.stderr)
+                return 1
         return 0
 
     def why_no_moves(self, reader_attached: bool) -> str | None:
         """Why a run over a finite set of frames committed no move from the camera, in a
-        sentence (``None`` when it committed one, or saw nothing it could have read).  Read
-        from :attr:`stats`: no still frame, every still frame refused, a board that never
+        sentence (``None`` when it committed one).  Read from :attr:`stats`: no frame at all
+        (every file unreadable), no still frame, every still frame refused, a board that never
         matched the game, a board that never changed."""
         st = self.stats
-        if self.commit_latencies_ms or st["frames"] == 0:
+        if self.commit_latencies_ms:
             return None
+        if st["frames"] == 0:
+            return (f"none of its {self.frame_errors} frame(s) could be read as an image" if self.frame_errors
+                    else "the source gave no frame")
         if st["reads"] == 0 and st["read_errors"] == 0:
             return (f"no frame was still long enough to be read (the board must look the same for "
                     f"{self.gate.still_ms:.0f} ms; a folder's frames count as 100 ms apart, so a still board needs "

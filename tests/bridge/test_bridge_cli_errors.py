@@ -54,10 +54,11 @@ def test_rdm6300_without_the_pi_uart_is_exit_2(tmp_path, capsys, monkeypatch):
 
 
 def test_listen_with_nothing_plugged_in_says_it_is_waiting_on_stderr(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(discovery, "find_port", lambda ids=discovery.KNOWN_USB_IDS: None)
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [])
     code = run(["rfid", "listen", "--registry", str(tmp_path / "t.json"), "--seconds", "0.5"])
     out, err = capsys.readouterr()
-    assert code == 0 and out == ""
+    assert code == 1 and out == ""   # no reader answered: said last, and not a success
+    assert err.strip().splitlines()[-1].startswith("mycelium-companion rfid: no reader answered")
     assert "waiting for the reader on any USB serial port with id 1a86:7523" in err
     assert "(is it plugged in?)" in err
 

@@ -36,7 +36,7 @@ def test_frames_changing_size_and_an_unreadable_file_are_reported_and_the_loop_g
     shutil.copytree(SIZE_CASE, folder)
     (folder / "f03b.png").write_bytes(b"\x89PNG\r\n\x1a\n not really")
     r = run_camera(folder, tmp_path / "g.sqlite3")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr   # went on to the end, where no move had been read: said, not a success
     assert "Traceback" not in r.stderr
     assert "frames changed size from 64x36 to 48x36 px" in r.stdout
     assert "f03b.png: unreadable image; skipped" in r.stdout
@@ -49,9 +49,10 @@ def test_a_folder_of_unreadable_files_is_reported_file_by_file_to_its_end(tmp_pa
     for i in range(8):
         (folder / f"f{i}.png").write_bytes(b"broken")
     r = run_camera(folder, tmp_path / "g.sqlite3")
-    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "Traceback" not in r.stderr
     assert all(f"f{i}.png: unreadable image; skipped" in r.stdout for i in range(8))
     assert "are over (0 frames, 8 could not be read)" in r.stderr
+    assert "no move was read from these frames: none of its 8 frame(s) could be read as an image" in r.stderr
 
 
 def rendered_game(seed=4):
@@ -211,7 +212,7 @@ def test_a_greyscale_camera_logs_no_move_and_the_terminal_says_so(tmp_path):
         shutil.copy(grey, folder / f"g{i}.jpg")
     db = tmp_path / "g.sqlite3"
     r = run_camera(folder, db)
-    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "Traceback" not in r.stderr
     from companion.eventlog import EventLog
     assert Game.resume(EventLog(db)).events == []
     reports = [line for line in r.stdout.splitlines()

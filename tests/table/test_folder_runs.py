@@ -33,13 +33,13 @@ def test_frames_that_never_stand_still_are_named_as_the_reason(tmp_path):
     rng = np.random.default_rng(5)
     folder = frames(tmp_path / "moving", [rng.integers(0, 255, (36, 64, 3), dtype=np.uint8) for _ in range(8)])
     r = run_folder(folder, tmp_path / "g.sqlite3")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     assert "no move was read from these frames: no frame was still long enough to be read" in r.stderr
 
 
 def test_still_frames_the_reader_refuses_are_named_as_the_reason(tmp_path):
     folder = frames(tmp_path / "blank", [np.full((36, 64, 3), 90, np.uint8)] * 8)
     r = run_folder(folder, tmp_path / "g.sqlite3")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     assert "no move was read from these frames: every still frame was refused by the board reader" in r.stderr
     assert "no board found" in r.stderr.split("refused by the board reader")[1]

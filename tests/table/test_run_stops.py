@@ -1,0 +1,101 @@
+"""How ``run`` stops, as a player reads it: a stop asked for (Ctrl-C, SIGTERM from
+``systemctl stop``) exits 0 and says what was kept (the game, its moves, where it is logged,
+how to continue, what the camera and the bag reader gave, with the ports tried for a reader
+never found); frames that end with no move read exit 1 and say why."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from test_failed_starts import games_in
+from test_folder_runs import frames, run_folder
+
+import companion.table.cli as table_cli
+from companion.cli import main
+from companion.table.sources import Frame, QueueSource
+from firmware_bridge import discovery
+
+
+class LiveCamera(QueueSource):
+    """A camera that keeps giving a blank frame every 50 ms (no board in view) until closed."""
+
+    name = "test camera"
+
+    def __init__(self):
+        super().__init__()
+        self.frames = 0
+        self._closed = threading.Event()
+        threading.Thread(target=self._feed, daemon=True).start()
+
+    def _feed(self):
+        while not self._closed.is_set():
+            try:
+                self.push(Frame(np.full((36, 64, 3), 90, np.uint8), time.monotonic() * 1000), timeout=0.2)
+                self.frames += 1
+            except Exception:
+                pass
+            time.sleep(0.05)
+
+    def close(self):
+        self._closed.set()
+
+
+def stop_after(camera, sig, frames=5):
+    def send():
+        deadline = time.monotonic() + 20
+        while camera.frames < frames and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        os.kill(os.getpid(), sig)
+    threading.Thread(target=send, daemon=True).start()
+
+
+@pytest.fixture
+def live_run(tmp_path, monkeypatch):
+    camera = LiveCamera()
+    monkeypatch.setattr(table_cli, "_camera", lambda args: camera)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [SimpleNamespace(
+        device="/dev/ttyS0", vid=None, pid=None, serial_number=None)])
+    db = tmp_path / "games.sqlite3"
+    return camera, db, ["run", "--camera", "0", "--rfid", "auto", "--no-web", "--db", str(db),
+                        "--registry", str(tmp_path / "tags.json")]
+
+
+def test_ctrl_c_before_any_move_exits_0_and_says_what_was_kept(live_run, capsys):
+    camera, db, argv = live_run
+    stop_after(camera, signal.SIGINT)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    game = games_in(db)[0]
+    report = err[err.index("Stopped (Ctrl-C); kept:"):]
+    assert f"game {game.id} (no move was played yet) is kept in {db}" in report
+    assert "continue it with 'mycelium-companion run --resume'" in report
+    assert "the camera gave" in report and "0 move(s) seen" in report
+    assert "the bag reader never answered: no attached serial port has a reader's USB id" in report
+    assert "/dev/ttyS0 (no USB id)" in report
+
+
+def test_sigterm_stops_like_ctrl_c(live_run, capsys):
+    camera, db, argv = live_run
+    stop_after(camera, signal.SIGTERM)
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "Stopped (SIGTERM); kept:" in err and f"is kept in {db}" in err
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL   # put back after the run
+
+
+def test_frames_that_end_with_no_move_read_exit_1(tmp_path):
+    folder = frames(tmp_path / "blank", [np.full((36, 64, 3), 90, np.uint8)] * 8)
+    r = run_folder(folder, tmp_path / "g.sqlite3")
+    assert r.returncode == 1, r.stderr
+    assert "no move was read from these frames: every still frame was refused by the board reader" in r.stderr
+    assert "Kept:\n  game " in r.stderr and "(no move was played yet) is kept in" in r.stderr
