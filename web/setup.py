@@ -143,8 +143,11 @@ def _guarded(view):
 @bp.get("/setup")
 def page():
     """The setup page; asks for the PIN first, then refreshes the snapshot about once a second."""
+    # Before a game runs (camera check --web) "/" leads back here: no link to a dashboard
+    # that is not there, but why there is none yet.
     resp = Response(render_template("setup.html", csrf=auth.csrf_token(), unlocked=auth.is_unlocked(),
-                                    has_feed=current_app.extensions.get("camera_feed") is not None))
+                                    has_feed=current_app.extensions.get("camera_feed") is not None,
+                                    has_game=current_app.extensions.get("table_session") is not None))
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
