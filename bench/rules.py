@@ -61,11 +61,12 @@ def bot_figures(games: int, seed: int, modes: list[str] | None = None) -> None:
         s = summarize(result)
         dt = (time.perf_counter() - t0) / games
         rate = s[key]
-        missions = "".join(f", {m} {v:.0%}" for m, v in s["missions"].items())
+        missions = "".join(f", {m} {v:.0%}" for m, v in s.get("missions", {}).items())
         if len(s["ended_early_by_players"]) > 1:
             missions += ", ended early by players " + " ".join(f"{k}p {v:.0%}" for k, v in s["ended_early_by_players"].items())
         print(f"  {mode:<11} {difficulty:<6} {what:<46} {rate:5.0%} (target {target:.0%}) {'ok' if rate >= target else 'MISSED'}"
-              f"   winner VP median {s['winner_vp']['median']}, cards bought median {s['cards_bought']['median']}"
+              f"   {'team' if mode == 'cooperative' else 'winner'} VP median {s.get('winner_vp', s.get('team_vp'))['median']}, "
+              f"cards bought median {s['cards_bought']['median']}"
               f"{missions}, {dt:.1f} s/game")
     print(f"  (load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     # Forest Communication needs one green network with a path end facing each of the 4 trees;

@@ -176,7 +176,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
-    from companion.selfplay import play_games, summarize
+    from companion.selfplay import end_reason, figure, play_games, results, summarize
     if args.games < 1:
         print("mycelium-companion: --games must be at least 1", file=sys.stderr)
         return 2
@@ -187,22 +187,19 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     games = play_games(args.mode, args.games, args.seed, players=args.players, difficulty=args.difficulty,
                        bot=args.bot)
     elapsed = time.perf_counter() - t0
-    winners: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     for g in games:
         if g.result:
-            winners[" and ".join(g.result["winners"]) or "nobody"] += 1
-            reason = g.result["reason"]
-            reasons[reason.split(":")[0]] += 1
+            reasons[end_reason(g)] += 1
     turns = [g.turns for g in games]
     summary = {
-        "mode": args.mode, "games": len(games), "seed": args.seed,
-        "results": dict(winners), "end_reasons": dict(reasons),
-        "turns": {"min": min(turns), "median": statistics.median(turns), "max": max(turns)},
+        "mode": args.mode, **({"difficulty": args.difficulty} if args.mode == "cooperative" else {}),
+        "games": len(games), "seed": args.seed, "bot": args.bot,
+        "results": results(games), "end_reasons": dict(reasons.most_common()),
+        "turns": {"min": min(turns), "median": figure(statistics.median(turns)), "max": max(turns)},
         "events": sum(g.events for g in games),
         "violations": [{"seed": g.seed, "violations": g.violations} for g in games if g.violations],
         "games_per_second": round(len(games) / elapsed, 2),
-        "bot": args.bot, "difficulty": args.difficulty,
         **summarize(games),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }

@@ -92,17 +92,59 @@ class GameSummary:
     ended_early: bool = False
     """True when a victory condition ended the game before the last tile was drawn (8, 9)."""
     winner_vp: int = 0
-    """Victory points of the best side (player, team, or the cooperative team)."""
+    """Victory points of the best side (player, team, or the cooperative team, won or lost)."""
     cards_bought: int = 0
     missions: list[str] = field(default_factory=list)
     seconds: float = 0.0
     players: int = 0
+    difficulty: str | None = None
+    """The cooperative difficulty (``None`` in the other modes)."""
+    tie: str | None = None
+    """How a level finish was settled (rulebook 8, 9): ``shared`` (the winners share the
+    victory), ``cards`` or ``nutrients`` (the tie-break that decided it); ``None`` when one
+    side had the most VP, and always in cooperative games."""
+
+    @property
+    def won(self) -> bool:
+        """Somebody won: in a cooperative game, the team (all missions and the VP target)."""
+        return bool(self.result and self.result["winners"])
 
     def to_json(self) -> dict[str, Any]:
-        return {"seed": self.seed, "mode": self.mode, "result": self.result, "turns": self.turns,
-                "events": self.events, "violations": self.violations, "ended_early": self.ended_early,
-                "winner_vp": self.winner_vp, "cards_bought": self.cards_bought, "missions": self.missions,
-                "seconds": round(self.seconds, 3), "players": self.players}
+        """The game as a JSON object, with the fields of its mode only: ``winner_vp`` and
+        ``tie`` in competitive and team games, ``won``, ``team_vp``, ``missions`` and
+        ``difficulty`` in cooperative ones (where a lost game has no winner)."""
+        doc = {"seed": self.seed, "mode": self.mode, "players": self.players, "result": self.result,
+               "turns": self.turns, "events": self.events, "violations": self.violations,
+               "ended_early": self.ended_early, "cards_bought": self.cards_bought, "seconds": round(self.seconds, 2)}
+        if self.mode == "cooperative":
+            doc.update(difficulty=self.difficulty, won=self.won, team_vp=self.winner_vp, missions=self.missions)
+        else:
+            doc.update(winner_vp=self.winner_vp, tie=self.tie)
+        return doc
+
+
+def tie_settled(pos: Position, ed: Edition) -> str | None:
+    """How the result of a finished competitive or team game settled a level finish: ``shared``,
+    ``cards``, ``nutrients`` or ``None`` (see :attr:`GameSummary.tie`; the tie-breaks are
+    :func:`companion.outcome.final_result`'s, rulebook 8 and 9)."""
+    result = pos.result
+    if result is None or pos.mode == "cooperative":
+        return None
+    if pos.mode == "team":
+        if len(result.get("teams") or []) > 1:
+            return "shared"
+        vp: dict[str, int] = {}
+        for p in pos.players:
+            vp[p.team] = vp.get(p.team, 0) + economy.victory_points(pos, ed, p.color)
+        return "nutrients" if list(vp.values()).count(max(vp.values())) > 1 else None
+    if len(result["winners"]) > 1:
+        return "shared"
+    vp = {c: economy.victory_points(pos, ed, c) for c in pos.colors}
+    level = [c for c in pos.colors if vp[c] == max(vp.values())]
+    if len(level) == 1:
+        return None
+    cards = [len(pos.cards[c]) for c in level]
+    return "cards" if cards.count(max(cards)) == 1 else "nutrients"
 
 
 class BotTable:
@@ -295,31 +337,101 @@ def play_games(mode: str, games: int, seed: int, players: int | None = None,
         out.append(GameSummary(s, mode, pos.result, pos.turn_number, len(table.game.events), violations,
                                ended_early=early, winner_vp=best,
                                cards_bought=sum(len(v) for v in pos.cards.values()),
-                               missions=list(pos.missions), seconds=time.perf_counter() - t0, players=n))
+                               missions=list(pos.missions), seconds=time.perf_counter() - t0, players=n,
+                               difficulty=difficulty if mode == "cooperative" else None, tie=tie_settled(pos, ed)))
     return out
 
 
+def figure(x: float) -> float | int:
+    """A figure for the summary: a whole number as an int, else rounded to 2 decimals."""
+    return int(x) if float(x).is_integer() else round(x, 2)
+
+
+def end_reason(g: GameSummary) -> str:
+    """Why ``g`` ended, without who: "a player reached 10 victory points", "a team reached 15
+    victory points", "all three missions accomplished and the VP target", "the last tile was
+    drawn from the bag" (rulebook 8, 9)."""
+    import re
+    reason = g.result["reason"].split(":")[0] if g.result else "no result"
+    if reason.startswith("all three missions accomplished"):
+        return "all three missions accomplished and the VP target"
+    m = re.match(r"(team )?.+ reached (\d+ victory points)$", reason)
+    if m:
+        return f"a {'team' if m.group(1) else 'player'} reached {m.group(2)}"
+    return reason
+
+
+def side_names(g: GameSummary) -> str:
+    """Who won ``g``, for counting results: "blue"; "team 1 (blue and red)"; several
+    sides sharing the victory joined with "and" ("blue, orange, red and black")."""
+    winners = list(g.result["winners"]) if g.result else []
+    if g.mode == "team" and g.result and g.result.get("teams"):
+        teams = g.result["teams"]
+        named = [f"team {t}" for t in teams]
+        if len(teams) == 1:
+            return f"{named[0]} ({' and '.join(winners)})"
+        winners = named
+    return winners[0] if len(winners) == 1 else ", ".join(winners[:-1]) + " and " + winners[-1]
+
+
+def results(games: list[GameSummary]) -> dict[str, Any]:
+    """How the games ended, per mode.  Competitive and team: ``won`` counts each side's sole
+    victories; ``shared`` counts the games still level after every tie-break (rulebook 8, 9),
+    once per game, keyed by the sides that share it ("blue, orange, red and black"), never
+    under each side's ``won``; games without a result (an invariant broke) are ``unfinished``.
+    Cooperative: the games ``won`` and ``lost`` by the team."""
+    unfinished = sum(1 for g in games if g.result is None)
+    if games and games[0].mode == "cooperative":
+        doc: dict[str, Any] = {"won": sum(g.won for g in games), "lost": sum(1 for g in games if g.result and not g.won)}
+    else:
+        won: Counter[str] = Counter()
+        shared: Counter[str] = Counter()
+        for g in games:
+            if g.result:
+                (shared if g.tie == "shared" else won)[side_names(g)] += 1
+        doc = {"won": dict(won.most_common()), "shared": dict(shared.most_common())}
+    if unfinished:
+        doc["unfinished"] = unfinished
+    return doc
+
+
 def summarize(games: list[GameSummary]) -> dict[str, Any]:
-    """Figures over many games: how they ended, the winner's VP, cards bought, missions
-    accomplished (rates), and seconds per game."""
+    """Figures over many games of one mode, each field only where the mode has it (rates are
+    fractions of the games, rounded to 3 decimals; spreads are ``{min, median, max}``, whole
+    numbers as ints, others rounded to 2 decimals):
+
+    - every mode: ``ended_early`` / ``ended_by_bag`` (rates), ``cards_bought`` (per game),
+      ``seconds_per_game``, ``ended_early_by_players`` (rate per player count);
+    - competitive and team: ``winner_vp`` (the winning side's VP, a shared victory's once),
+      ``ties`` (games still level after the tie-breaks, ``shared``, and games a tie-break
+      decided, ``broken_by_cards`` (competitive only) / ``broken_by_nutrients``);
+    - cooperative: ``cooperative_won`` (rate), ``team_vp`` (the team's VP, won or lost: a lost
+      cooperative game has no winner), ``missions`` (rate each was accomplished).
+    """
     import statistics
     n = len(games)
+    mode = games[0].mode
 
-    def spread(values: list[float]) -> dict[str, float]:
-        return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+    def spread(values: list[float]) -> dict[str, float | int]:
+        return {"min": figure(min(values)), "median": figure(statistics.median(values)), "max": figure(max(values))}
 
-    mission_rates = {m: round(sum(m in g.missions for g in games) / n, 3)
-                     for m in ("funga", "forest_symbiosis", "forest_communication")}
-    coop_won = sum(1 for g in games if g.mode == "cooperative" and g.result and g.result["winners"])
-    return {
+    doc: dict[str, Any] = {
         "ended_early": round(sum(g.ended_early for g in games) / n, 3),
         "ended_by_bag": round(sum(not g.ended_early for g in games) / n, 3),
-        "winner_vp": spread([g.winner_vp for g in games]),
-        "cards_bought": spread([g.cards_bought for g in games]),
-        "missions": mission_rates if games[0].mode == "cooperative" else {},
-        "cooperative_won": round(coop_won / n, 3) if games[0].mode == "cooperative" else None,
-        "seconds_per_game": spread([round(g.seconds, 3) for g in games]),
-        "ended_early_by_players": {str(k): round(sum(g.ended_early for g in games if g.players == k)
-                                                 / sum(1 for g in games if g.players == k), 3)
-                                   for k in sorted({g.players for g in games})},
     }
+    if mode == "cooperative":
+        doc["cooperative_won"] = round(sum(g.won for g in games) / n, 3)
+        doc["team_vp"] = spread([g.winner_vp for g in games])
+        doc["missions"] = {m: round(sum(m in g.missions for g in games) / n, 3)
+                           for m in ("funga", "forest_symbiosis", "forest_communication")}
+    else:
+        doc["winner_vp"] = spread([g.winner_vp for g in games])
+        ties = Counter(g.tie for g in games if g.tie)
+        doc["ties"] = {"shared": ties["shared"], **({"broken_by_cards": ties["cards"]} if mode == "competitive" else {}),
+                       "broken_by_nutrients": ties["nutrients"]}
+    doc["cards_bought"] = spread([g.cards_bought for g in games])
+    doc["seconds_per_game"] = spread([g.seconds for g in games])
+    doc["ended_early_by_players"] = {str(k): round(sum(g.ended_early for g in games if g.players == k)
+                                                   / sum(1 for g in games if g.players == k), 3)
+                                     for k in sorted({g.players for g in games})}
+    return doc

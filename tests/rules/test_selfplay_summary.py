@@ -1,0 +1,94 @@
+"""``selfplay``'s JSON summary reads clearly: each mode gets only its own fields (no winner's VP
+for a lost cooperative game, no difficulty or missions in a competitive one), a victory shared
+after every tie-break (rulebook 8) is counted once under ``shared`` instead of as a "winner"
+named "blue and orange and red and black", and every figure is rounded."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from companion.cli import main
+from companion.edition import load_edition
+from companion.outcome import final_result
+from companion.selfplay import GameSummary, results, summarize, tie_settled
+from companion.setup import GameConfig, new_game
+
+ED = load_edition()
+LAST_TILE = "the last tile was drawn from the bag"
+
+
+def selfplay(capsys, *args) -> dict:
+    assert main(["selfplay", "--bot", "random", "--games", "3", "--seed", "4", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def numbers(doc):
+    if isinstance(doc, dict):
+        for v in doc.values():
+            yield from numbers(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from numbers(v)
+    elif isinstance(doc, float):
+        yield doc
+
+
+def test_each_mode_reports_only_its_own_fields_rounded(capsys):
+    comp = selfplay(capsys, "--mode", "competitive")
+    assert "winner_vp" in comp and "ties" in comp and set(comp["results"]) >= {"won", "shared"}
+    for field in ("difficulty", "missions", "cooperative_won", "team_vp"):
+        assert field not in comp, field
+    coop = selfplay(capsys, "--mode", "cooperative", "--difficulty", "medium")
+    assert coop["difficulty"] == "medium" and set(coop["missions"]) == {"funga", "forest_symbiosis", "forest_communication"}
+    assert "winner_vp" not in coop and "ties" not in coop and "team_vp" in coop
+    assert coop["results"]["won"] + coop["results"]["lost"] == 3
+    team = selfplay(capsys, "--mode", "team")
+    assert "broken_by_cards" not in team["ties"] and "difficulty" not in team
+    assert all(k.startswith("team ") for k in team["results"]["won"])
+    for doc in (comp, coop, team):
+        assert sum(doc["end_reasons"].values()) == 3
+        assert all(round(x, 3) == x for x in numbers(doc)), doc
+        assert all(round(x, 2) == x for x in numbers(doc["seconds_per_game"]))
+
+
+def level_finish(players: int) -> object:
+    """A competitive game that ends on the last tile with every player level: no VP, no card,
+    the same nutrients (the start)."""
+    colors = ["blue", "orange", "red", "black"][:players]
+    pos, _ = new_game(GameConfig(players=colors), ED, random.Random(2))
+    pos.result = final_result(pos, ED, LAST_TILE)
+    return pos
+
+
+def test_a_four_way_tie_is_one_shared_victory_not_a_winner_named_by_four():
+    pos = level_finish(4)
+    assert pos.result["winners"] == ["blue", "orange", "red", "black"]
+    assert tie_settled(pos, ED) == "shared"
+    tied = GameSummary(1, "competitive", pos.result, 16, 300, tie="shared", players=4)
+    alone = GameSummary(2, "competitive", {"winners": ["red"], "reason": "red reached 10 victory points"}, 12, 250,
+                        ended_early=True, winner_vp=10, players=4)
+    assert results([tied, alone]) == {"won": {"red": 1}, "shared": {"blue, orange, red and black": 1}}
+    assert summarize([tied, alone])["ties"] == {"shared": 1, "broken_by_cards": 0, "broken_by_nutrients": 0}
+
+
+def test_a_tie_on_points_broken_by_cards_is_reported_as_such():
+    pos = level_finish(2)
+    four = next(c.id for c in ED.cards.values() if c.vp == 4)
+    twos = [c.id for c in ED.cards.values() if c.vp == 2][:2]
+    pos.cards["blue"], pos.cards["orange"] = [four], twos   # 4 VP each; orange has more cards (rulebook 8)
+    for c in [four, *twos]:
+        pos.market[c[0]] = [m for m in pos.market[c[0]] if m != c]
+    pos.result = final_result(pos, ED, LAST_TILE)
+    assert pos.result["winners"] == ["orange"] and "broken by cards" in pos.result["reason"]
+    assert tie_settled(pos, ED) == "cards"
+
+
+def test_a_lost_cooperative_game_has_no_winner_in_its_summary():
+    lost = GameSummary(3, "cooperative", {"winners": [], "reason": f"{LAST_TILE}: the team loses (...)"}, 18, 400,
+                       winner_vp=9, players=2, difficulty="easy")
+    doc = lost.to_json()
+    assert doc["won"] is False and doc["team_vp"] == 9 and "winner_vp" not in doc and doc["difficulty"] == "easy"
+    s = summarize([lost])
+    assert s["cooperative_won"] == 0 and s["team_vp"]["median"] == 9 and "winner_vp" not in s
+    assert results([lost]) == {"won": 0, "lost": 1}
