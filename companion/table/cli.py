@@ -148,7 +148,7 @@ def demo_console(session, out=None):
     """The demo's terminal log: the table's questions are answered by the simulated players
     (with or without a dashboard), and the terminal says so, then prints each answer."""
     from companion.table.console import SIMULATED_PLAYERS, ConsoleLog
-    return ConsoleLog(session, out=out, answers=SIMULATED_PLAYERS)
+    return ConsoleLog(session, out=out, answers=SIMULATED_PLAYERS, illegal_hint="the simulated player takes it back")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -329,7 +329,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     live = LiveTable(session, reader=reader, recorder=recorder)
     session.feedback = live.feedback
     from companion.table.console import NO_DASHBOARD, ON_THE_DASHBOARD
-    console = ConsoleLog(session, answers=NO_DASHBOARD if args.no_web else ON_THE_DASHBOARD)
+    console = ConsoleLog(session, answers=NO_DASHBOARD if args.no_web else ON_THE_DASHBOARD,
+                         illegal_hint="put it back" if args.no_web else "put it back, or fix it on the dashboard")
     session.bus.subscribe(console)
     if args.replay:
         from companion.table.record import RecordingError, ReplayDiverged, replay
@@ -349,7 +350,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     session.set_status("camera", "starting", f"waiting for the first frame from {source.name}")
     srv = _web(session, args, pin)
     if srv is None:
-        console.answers = NO_DASHBOARD
+        console.answers, console.illegal_hint = NO_DASHBOARD, "put it back"
     else:
         print(f"(PIN {pin_note})")
         from web.setup import attach_table_feed

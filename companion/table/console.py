@@ -23,16 +23,18 @@ class ConsoleLog:
     ``answers``: how the table's questions (which of two readings happened, the players'
     nutrient choices) are answered here, printed after each one (:data:`ON_THE_DASHBOARD`,
     :data:`SIMULATED_PLAYERS`, :data:`NO_DASHBOARD`); each answer is printed when given.
+    ``illegal_hint``: what follows an illegal move, printed after it.
     """
 
     def __init__(self, session, out: TextIO | None = None, board: bool = True, color: bool | None = None,
-                 answers: str = ON_THE_DASHBOARD):
+                 answers: str = ON_THE_DASHBOARD, illegal_hint: str = "put it back, or fix it on the dashboard"):
         self.session = session
         self.out = out or sys.stdout
         self.board = board
         self.color = self.out.isatty() if color is None else color
         self.legend_shown = False
         self.answers = answers
+        self.illegal_hint = illegal_hint
         self._question: dict | None = None
 
     def __call__(self, msg: Message) -> None:
@@ -56,7 +58,7 @@ class ConsoleLog:
         elif k == "undo":
             self._print(f"[undo] {d['event']['notes'][0] if d.get('event') else ''}")
         elif k == "illegal":
-            self._print(f"[ILLEGAL {d['reason']}] {d['message']} (put it back, or fix it on the dashboard)")
+            self._print(f"[ILLEGAL {d['reason']}] {d['message']} ({self.illegal_hint})")
         elif k == "cleared":
             self._print(f"[ok] {d.get('why', 'cleared')}")
         elif k == "question":

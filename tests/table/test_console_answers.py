@@ -90,3 +90,14 @@ def test_a_question_the_next_board_settles_is_printed_as_settled():
     session.question = None   # as LiveTable._withdraw_question does
     session.bus.publish("answered", {"id": q.id, "choice": None, "why": "the board that followed settled it"})
     assert out.getvalue().splitlines()[-1] == "[answered] the board that followed settled it"
+
+
+def test_an_illegal_move_in_the_demo_is_taken_back_by_the_simulated_player():
+    session = TableSession.start(GameConfig(), None, seed=1)
+    out = io.StringIO()
+    session.bus.subscribe(demo_console(session, out=out))
+    other = next(c for c in session.position.colors if c != session.position.active)
+    verdict = session.submit({"player": other, "action": "end_turn"}, source="camera")
+    assert not verdict.legal
+    line = out.getvalue().splitlines()[-1]
+    assert line.startswith("[ILLEGAL ") and line.endswith("(the simulated player takes it back)")
