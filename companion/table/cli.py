@@ -167,6 +167,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if problem:
         print(f"mycelium-companion: {problem}", file=sys.stderr)
         return 2
+    log = None
+    started = time.time()
     try:
         log, path = _log(args.db)
         sim = SimulatedTable(_config(args), args.seed, fast=args.fast, pace_s=args.pace, log=log,
@@ -174,6 +176,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except (EventLogError, SetupError) as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # stopped while the simulated table was calibrating: its game has no move yet
+        if log is not None:
+            for g in log.games():
+                if g.kind == "demo" and g.created >= started - 1:
+                    log.discard_if_empty(g.id)
+        print("\nStopped (Ctrl-C) while the simulated table was being set up: no move was played, nothing kept",
+              file=sys.stderr)
+        return 130
     srv = None
     if args.record:
         from companion.table.record import Recorder
@@ -198,7 +209,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     try:
         report = sim.run()
     except KeyboardInterrupt:
-        print("\nStopped.", file=sys.stderr)
+        g = sim.session.game
+        if not g.events and log is not None and g.game_id and log.discard_if_empty(g.game_id):
+            kept = "no move was played, nothing kept"
+        elif log is not None:
+            kept = f"demo game {g.game_id} ({len(g.events)} move(s)) is kept in {path}"
+        else:
+            kept = f"{len(g.events)} move(s) played; not kept (--db :memory:)"
+        print(f"\nStopped (Ctrl-C): {kept}" + (f"; the recording is in {args.record}" if args.record else ""),
+              file=sys.stderr)
         return 130
     except SimulationAborted as e:
         print(f"mycelium-companion: {e}", file=sys.stderr)

@@ -18,41 +18,36 @@ from test_folder_runs import frames, run_folder
 
 import companion.table.cli as table_cli
 from companion.cli import main
-from companion.table.sources import Frame, QueueSource
+from companion.table.sources import Frame, FrameSource
 from firmware_bridge import discovery
 
 
-class LiveCamera(QueueSource):
-    """A camera that keeps giving a blank frame every 50 ms (no board in view) until closed."""
+class LiveCamera(FrameSource):
+    """A camera that gives a blank frame (no board in view) every 50 ms, for ever."""
 
     name = "test camera"
 
     def __init__(self):
-        super().__init__()
         self.frames = 0
-        self._closed = threading.Event()
-        threading.Thread(target=self._feed, daemon=True).start()
 
-    def _feed(self):
-        while not self._closed.is_set():
-            try:
-                self.push(Frame(np.full((36, 64, 3), 90, np.uint8), time.monotonic() * 1000), timeout=0.2)
-                self.frames += 1
-            except Exception:
-                pass
-            time.sleep(0.05)
+    def read(self, timeout: float = 0.5):
+        time.sleep(0.05)
+        self.frames += 1
+        return Frame(np.full((36, 64, 3), 90, np.uint8), self.frames * 50.0)
 
     def close(self):
-        self._closed.set()
+        pass
 
 
 def stop_after(camera, sig, frames=5):
+    """Send ``sig`` to this process once the run's camera loop has read ``frames`` frames
+    (never before: the handlers are only in place while the loop runs)."""
     def send():
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while camera.frames < frames and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.3)
-        os.kill(os.getpid(), sig)
+        if camera.frames >= frames:
+            os.kill(os.getpid(), sig)
     threading.Thread(target=send, daemon=True).start()
 
 
@@ -99,3 +94,28 @@ def test_frames_that_end_with_no_move_read_exit_1(tmp_path):
     assert r.returncode == 1, r.stderr
     assert "no move was read from these frames: every still frame was refused by the board reader" in r.stderr
     assert "Kept:\n  game " in r.stderr and "(no move was played yet) is kept in" in r.stderr
+
+
+def test_ctrl_c_in_the_demo_says_which_game_it_kept(tmp_path):
+    import subprocess
+    import sys
+    db = tmp_path / "games.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "demo", "--fast", "--db", str(db)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not any(g.moves >= 3 for g in _games(db)):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    game = games_in(db)[0]
+    if proc.returncode == 0:
+        pytest.skip("the demo game ended before the stop")   # a very fast machine
+    assert proc.returncode == 130
+    assert f"Stopped (Ctrl-C): demo game {game.id} ({game.moves} move(s)) is kept in {db}" in err
+
+
+def _games(db):
+    try:
+        return games_in(db)
+    except Exception:   # the log is being created
+        return []
