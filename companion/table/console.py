@@ -36,6 +36,7 @@ class ConsoleLog:
         self.answers = answers
         self.illegal_hint = illegal_hint
         self._question: dict | None = None
+        self._choosers: list[str] = []
 
     def __call__(self, msg: Message) -> None:
         d = msg.data
@@ -76,10 +77,12 @@ class ConsoleLog:
             self._question = None
         elif k == "choices":
             who = d.get("waiting_for") or []
-            names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
-            self._print(f"[?] {d.get('reasons') or 'a choice'}: waiting for {names} to choose ({self.answers})")
+            self._choosers = [g["player"] for g in d.get("asked") or []] or who
+            self._print(f"[?] {d.get('reasons') or 'a choice'}: waiting for {_names(who)} to choose ({self.answers})")
         elif k == "choices_done":
-            self._print("[chosen] every player has chosen; the move is played")
+            who = list(dict.fromkeys(self._choosers))
+            said = f"{_names(who)} {'has' if len(who) == 1 else 'have'} chosen" if who else "the choices are made"
+            self._print(f"[chosen] {said}; the move is played")
         elif k == "choices_withdrawn":
             self._print(f"[withdrawn] the move waiting for choices: {d.get('why', '')}")
         elif k in ("uncertain", "mismatch", "unknown_tag"):
@@ -92,3 +95,8 @@ class ConsoleLog:
 
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)
+
+
+def _names(who: list[str]) -> str:
+    """``["blue", "orange", "red"]`` -> ``"blue, orange and red"``."""
+    return ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)

@@ -64,7 +64,7 @@ def test_the_demo_names_who_chooses_nutrients_without_a_dashboard():
     p = session.choices
     for g in p.groups():
         session.choose(p.id, g["player"], ["pink"] * sum(part["count"] for part in g["parts"]), g["kind"])
-    assert session.choices is None and "[chosen] every player has chosen; the move is played" in out.getvalue()
+    assert session.choices is None and "[chosen] blue and orange have chosen; the move is played" in out.getvalue()
 
 
 def test_a_real_table_without_a_dashboard_says_how_to_answer():
