@@ -29,11 +29,11 @@ def run(db, camera_folder, *extra):
 
 def test_first_boot_starts_a_game_and_the_next_boot_resumes_it(tmp_path, camera_folder, capsys):
     db = tmp_path / "games.sqlite3"
-    assert run(db, camera_folder) == 0
+    assert run(db, camera_folder) == 1   # its one blank frame reads no move: said, exit 1 (docs/table.md)
     out = capsys.readouterr().out
     assert f"Nothing to resume (no game log at {db} yet): starting a new game" in out
     game_id = out.split("Game ", 1)[1].split(",")[0]
-    assert run(db, camera_folder) == 0
+    assert run(db, camera_folder) == 1
     assert f"Resuming table game {game_id} (" in capsys.readouterr().out
 
 

@@ -54,6 +54,12 @@ def run_resume(db, camera, *extra):
     return cli("run", "--resume", "--db", db, "--camera", camera, "--rfid", "none", "--no-web", *extra)
 
 
+def read_nothing(r) -> bool:
+    """The run went through and ended with the camera folder's one blank frame: no move read
+    from it, said, exit 1 (``docs/table.md``, How ``run`` stops)."""
+    return r.returncode == 1 and "no move was read from these frames" in r.stderr and "Traceback" not in r.stderr
+
+
 # --- 1. which game --resume continues; the games list ------------------------------------------
 def test_resume_takes_the_unfinished_table_game_not_a_newer_demo(tmp_path, camera):
     db = tmp_path / "games.sqlite3"
@@ -65,7 +71,7 @@ def test_resume_takes_the_unfinished_table_game_not_a_newer_demo(tmp_path, camer
     finished.run()                                          # a newer table game that is over
     done.close()
     r = run_resume(db, camera)
-    assert r.returncode == 0, r.stderr
+    assert read_nothing(r), r.stderr
     assert f"Resuming table game {table_id} (competitive, blue and orange) at move {n}, started" in r.stdout
 
     r = cli("games", "--db", db)
@@ -87,7 +93,7 @@ def test_two_unfinished_table_games_are_listed_and_one_is_picked_by_id(tmp_path,
     assert "2 table games" in r.stderr and first in r.stderr and second in r.stderr
     assert "mycelium-companion run --resume --game" in r.stderr
     r = run_resume(db, camera, "--game", first)
-    assert r.returncode == 0, r.stderr
+    assert read_nothing(r), r.stderr
     assert f"table game {first}" in r.stdout and f"at move {n1}" in r.stdout
 
 
@@ -197,7 +203,7 @@ def test_a_file_sqlite_cannot_read_is_a_sentence_and_resume_salvages_it(tmp_path
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "damaged" in r.stderr and "malformed" in r.stderr and "--salvage" in r.stderr
     r = run_resume(db, camera, "--salvage")
-    assert r.returncode == 0, r.stderr
+    assert read_nothing(r), r.stderr
     assert "The damaged log was copied to" in r.stdout and f"Resuming table game {gid}" in r.stdout
 
 
@@ -209,7 +215,7 @@ def test_resume_salvage_continues_from_the_last_good_event(tmp_path, camera):
     assert r.returncode == 2 and "event 4: this event is missing" in r.stderr
     assert "DAMAGED at event 4: this event is missing" in cli("games", "--db", db).stdout
     r = run_resume(db, camera, "--salvage")
-    assert r.returncode == 0, r.stderr
+    assert read_nothing(r), r.stderr
     assert f"Resuming table game {gid} (competitive, blue and orange) at move 3" in r.stdout
     game = Game.resume(EventLog(db), gid)
     from companion.movegen import legal_moves
@@ -281,7 +287,7 @@ def test_fixes_are_logged_replayed_on_resume_and_shown_in_the_log(tmp_path, came
                                                    "E5: the camera is trusted again"]
     assert state["corrections"] == [{"at": [1, 0], "content": {"kind": "tile", "paths": "P03"}}]
     r = run_resume(db, camera)
-    assert r.returncode == 0, r.stderr
+    assert read_nothing(r), r.stderr
     assert "1 space(s) fixed by hand: E6 set by hand: a pink tile" in r.stdout
     doc = json.loads(cli("export", "--db", db).stdout)
     assert [f["label"] for f in doc["fixes"]] == ["E5", "E6", "E5"]
@@ -296,7 +302,7 @@ def test_a_recording_of_a_resumed_game_replays_from_where_it_resumed(tmp_path, c
     log.close()
     rec = tmp_path / "rec"
     r = run_resume(db, camera, "--record", rec)
-    assert r.returncode == 0, r.stderr
+    assert read_nothing(r), r.stderr
     r = cli("run", "--replay", rec, "--db", tmp_path / "replay.sqlite3", "--no-web")
     assert r.returncode == 0, r.stderr
     assert "cannot be checked" not in r.stderr
@@ -335,7 +341,7 @@ def test_the_table_pin_survives_a_restart_unless_asked(tmp_path, camera):
     web = ("--rfid", "none", "--port", "0", "--camera", camera, "--db", db)
 
     def pin(r):
-        assert r.returncode == 0, r.stderr
+        assert read_nothing(r), r.stderr
         return re.search(r"Table PIN: (\d+)", r.stdout).group(1)
 
     p1 = pin(cli("run", *web))
