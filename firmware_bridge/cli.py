@@ -3,7 +3,9 @@
 ``rfid listen`` prints one JSON object a line (``event``, and ``uid``/``tile`` for tags).
 ``rfid enroll`` walks the owner through scanning every tile once.  Exit codes follow
 :mod:`companion.cli`: 0 success, 2 bad arguments or input files (a port that does not
-exist or is not a terminal, an unwritable registry, a bad ``--expect``), 1 runtime failure.
+exist or is not a terminal, an unwritable registry, a bad ``--expect``), 1 runtime failure
+(``listen`` ended with no reader ever answering: it says where it looked).  ``--port auto``
+searches the USB serial ports as ``run --rfid auto`` does.
 While the reader is missing, a "waiting for the reader on ..." line goes to stderr every
 few seconds; ``listen`` keeps its stdout strictly to JSON lines.
 """
