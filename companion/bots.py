@@ -9,8 +9,9 @@
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
-  networks toward the sides of its spaces the planned tiles can join, and pays for cards with
-  tiles off it and never with a three-way green tile; the team works toward one card (every
+  networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
+  its colour), walks the player holding a planned tile onto a network that can lay it, and
+  pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
   card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
   purchase where what is left of a network starts the next card, and in team play each
