@@ -148,3 +148,7 @@ def test_the_player_holding_a_planned_tile_walks_to_the_network_that_can_lay_it(
                           mode="cooperative", difficulty="easy", taken=["place"], hands={"blue": ["Y03"], "orange": []})
     other.cache["forest_plan"] = bp
     assert GreedyBot(random.Random(1))._move_to_plan(Board(other, ED), "blue") is None
+    # The hint names the reason for the walk.
+    from companion.hints import hint
+    h = hint(pos, ED)
+    assert h.move == mv and "Forest Communication" in h.reason
