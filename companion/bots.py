@@ -9,8 +9,9 @@
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
-  networks toward the sides of its spaces the planned tiles can join, and pays for cards with
-  tiles off it and never with a three-way green tile; the team works toward one card (every
+  networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
+  its colour), walks the player holding a planned tile onto a network that can lay it, and
+  pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
   card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
   purchase where what is left of a network starts the next card, and in team play each
@@ -34,6 +35,7 @@ from companion import economy, forest_plan, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
+from companion.options import option
 from companion.position import Position
 from companion.rules import Board, IllegalMove, check, choices_needed
 
@@ -191,6 +193,13 @@ class GreedyBot:
         team's networks can join now (:data:`companion.forest_plan.REACH_DISCOUNT`).  Off:
         over 30 easy and 30 medium games it completed the mission no more often (4 and 1
         against 3 and 3) and made games slower."""
+        self.plan_moves = True
+        self.substrate_sides = True
+        """Cooperative play: an end facing an empty blueprint space that holds a substrate
+        pulls as a side that can join only in the substrate's colour (5.a, table rule
+        ``substrate_requires_matching_color``)."""
+        """Cooperative play: a player holding a tile an empty blueprint space needs walks, after
+        placing, toward a network from which it can lay it next turn (:meth:`_move_to_plan`)."""
 
     # -- targets and evaluation ------------------------------------------------------------
 
@@ -643,6 +652,7 @@ class GreedyBot:
             s -= 20.0   # a shape the plan still needs: keep it for its space
         pull = 0.0
         players = len(pos.colors)
+        strict = option(pos.options, "substrate_requires_matching_color")
         for e, color in enumerate(tile.edge_color):
             if color is None:
                 continue
@@ -651,6 +661,8 @@ class GreedyBot:
                 # An end the planned tile can join (4.a.1: same colour on that edge) opens the
                 # space to the team; any other end faces it but cannot lay it.
                 joinable = color in forest_plan.joins(b.edition, players, bp.spaces[n])[opposite(e)]
+                if joinable and self.substrate_sides and n in pos.substrates and strict:
+                    joinable = color == SUBSTRATE_COLOR[pos.substrates[n]]   # 5.a
                 pull = max(pull, self.blueprint_pull * ((8 if color == "green" else 7) if joinable else 3))
             elif b.placeable(n):
                 pull = max(pull, self.blueprint_pull * max(0, 6 - min(distance(n, h) for h in todo)))
@@ -694,7 +706,8 @@ class GreedyBot:
             if mv:
                 return mv
             if pos.mode == "cooperative" and self.team_target and "move" not in taken and "place" in taken:
-                mv = self._move_to_give(b, p)
+                mv = self._move_to_plan(b, p) if self.plan_moves else None
+                mv = mv or self._move_to_give(b, p)
                 if mv:
                     return mv
         if "swap" not in taken:
@@ -907,6 +920,72 @@ class GreedyBot:
             if sum(give.values()) > 1:
                 options.append({"player": p, "action": "give", "to": other, "nutrients": {next(iter(give)): 1}})
         return options
+
+    def _plan_networks(self, b: Board, p: str, bp: forest_plan.Blueprint) -> frozenset[Hex]:
+        """Spaces of the networks from which ``p`` could lay a tile of their hand on an empty
+        space of the blueprint (7.c): a network of colour c with a path end facing the space,
+        where the tile in its planned rotation carries c on that edge (4.a.1) and, on a
+        substrate, c is the substrate's colour (5.a, table rule
+        ``substrate_requires_matching_color``).  Empty when the hand holds no planned shape."""
+        pos = b.pos
+        strict = option(pos.options, "substrate_requires_matching_color")
+        good: set[Hex] = set()
+        for at in bp.todo(pos):
+            if not b.placeable(at):
+                continue
+            need = SUBSTRATE_COLOR[pos.substrates[at]] if strict and at in pos.substrates else None
+            for code in set(pos.hands[p]) - {tilecodes.ROCK}:
+                for _k, placed in tilecodes.distinct_rotations(code):
+                    if not bp.fits(at, placed):
+                        continue
+                    for e, color in enumerate(tilecodes.parse(placed).edge_color):
+                        n = at.neighbor(e)
+                        if color is None or need not in (None, color) or n not in pos.tiles:
+                            continue
+                        i = tilecodes.parse(pos.tiles[n]).path_on_edge(opposite(e))
+                        net = b.graph.network_of((n, i), color) if i is not None else None
+                        if net is not None:
+                            good |= net.spaces
+        return frozenset(good)
+
+    def _move_to_plan(self, b: Board, p: str) -> dict[str, Any] | None:
+        """Cooperative play (7.c): after the placement, a meeple move that brings ``p``, who
+        holds a tile an empty blueprint space needs, onto a network from which it can lay it
+        (:meth:`_plan_networks`), or else onto a network that reaches one in a further move
+        (4.b: one move per turn, along one colour).  ``None`` when the meeple already stands
+        on such a network, the hand holds no planned shape, or no move gets closer."""
+        pos = b.pos
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
+            return None
+        bp = self._blueprint(b)
+        if bp is None:
+            return None
+        good = self._plan_networks(b, p, bp)
+        if not good or self._can_lay_plan(b, p, bp):
+            return None
+        here = pos.meeples.get(p)
+        near = frozenset(h for net in b.graph.networks if net.spaces & good for h in net.spaces)
+        best = None
+        for mv in movegen.meeple_moves(b, p):
+            to = Hex(*mv["to"])
+            if to in good:
+                # Another meeple on the way stops growth (4.a.1 I): check the frontier.
+                rank = 3 if self._can_lay_plan(Board(self._with_meeple(pos, p, to), b.edition), p, bp) else 2
+            else:
+                rank = 1 if to in near and here not in near else 0
+            if rank and (best is None or rank > best[0]):
+                best = (rank, mv)
+        return best[1] if best else None
+
+    @staticmethod
+    def _can_lay_plan(b: Board, p: str, bp: forest_plan.Blueprint) -> bool:
+        """True when ``p`` can lay a tile of their hand on an empty blueprint space from where
+        their meeple stands (4.a.1, 5.a)."""
+        todo = set(bp.todo(b.pos))
+        if not todo & set(b.frontier(p)):
+            return False
+        return any(at in todo and bp.fits(at, placed)
+                   for _c, _k, placed, at, _j in movegen.placement_options(b, p))
 
     def _move_to_give(self, b: Board, p: str) -> dict[str, Any] | None:
         """A meeple move after the placement that lets ``p`` pass a teammate the cubes the

@@ -118,6 +118,9 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         return f"{what}: you can afford it now"
     if gains:
         return f"{what}: " + "; ".join(gains) + aim
+    if move["action"] == "move" and "place" in pos.taken and bot._move_to_plan(Board(pos, ed), player) == move:
+        return (f"{what}: from that network you can lay the tile in your hand that the team's Forest "
+                f"Communication network needs (7.c)")
     if move["action"] == "move":
         return f"{what}: from there your hand grows further toward substrates, trees or your next card{aim}"
     if move["action"] == "rock":

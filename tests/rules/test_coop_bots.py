@@ -93,3 +93,62 @@ def test_the_team_grows_toward_a_side_of_a_planned_space_its_tile_can_join():
     pink_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("P03"))
     green_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("G03"))
     assert pink_end > green_end
+
+
+def _easy_blueprint():
+    """The blueprint of the empty easy layout, whose arm tile on (2, -1) carries green on edges
+    3 and 4 (the test above)."""
+    trees = {at: [None] * 4 for _tid, at in ED.trees("easy")}
+    empty = make_position(trees=trees, mode="cooperative", difficulty="easy", hands={"blue": [], "orange": []})
+    bp = GreedyBot(random.Random(1))._blueprint(Board(empty, ED))
+    assert bp.spaces.get(Hex(2, -1)) == frozenset({3, 4})
+    return trees, bp
+
+
+def test_a_substrate_on_a_planned_space_pulls_only_ends_of_its_colour():
+    # 5.a (table rule substrate_requires_matching_color, on by default): a tile laid on a
+    # substrate joins from a network of the substrate's colour.  With soil on the planned
+    # space (2, -1), a pink end facing it can never lay the planned tile there, a yellow one can.
+    trees, bp = _easy_blueprint()
+    pos = make_position(trees=trees, substrates={(2, -1): "soil"}, mode="cooperative", difficulty="easy",
+                        hands={"blue": [], "orange": []})
+    bot = GreedyBot(random.Random(1))
+    b = Board(pos, ED)
+    pink_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("P03"))
+    yellow_end = bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("Y03"))
+    assert yellow_end > pink_end
+    # Without the table rule either colour joins, as on a bare space.
+    free = make_position(trees=trees, substrates={(2, -1): "soil"}, mode="cooperative", difficulty="easy",
+                         hands={"blue": [], "orange": []}, options={"substrate_requires_matching_color": False})
+    b = Board(free, ED)
+    assert bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("P03")) == \
+        bot._follow_blueprint(b, bp, Hex(3, -1), tilecodes.parse("Y03"))
+
+
+def test_the_player_holding_a_planned_tile_walks_to_the_network_that_can_lay_it():
+    # 4.b and 4.a.1: blue holds the planned tile of (2, -1) (green on edges 3 and 4, pink on
+    # edge 0).  The pink network of (3, -1) and (4, -1) faces that space's edge 0, but blue's
+    # meeple stands on (4, 0), whose only path is yellow: from there blue cannot lay it.  After
+    # placing, blue walks along yellow onto (4, -1), so next turn the pink network is theirs.
+    trees, bp = _easy_blueprint()
+    pos = make_position(tiles={(3, -1): "P03", (4, -1): "P3.Y5", (4, 0): "Y2"}, trees=trees,
+                        spores={"blue": (-4, 4), "orange": (-4, 0)}, meeples={"blue": (4, 0), "orange": (-4, 0)},
+                        mode="cooperative", difficulty="easy", taken=["place"],
+                        hands={"blue": ["P12.Y03.G45"], "orange": []})
+    pos.cache["forest_plan"] = bp
+    bot = GreedyBot(random.Random(1))
+    b = Board(pos, ED)
+    assert Hex(2, -1) not in b.frontier("blue")
+    mv = bot.next_action(pos, ED)
+    assert mv == {"player": "blue", "action": "move", "to": [4, -1], "color": "yellow"}
+    assert check(pos, mv, ED).legal
+    # Without the planned shape in hand, blue has no reason to walk there.
+    other = make_position(tiles={(3, -1): "P03", (4, -1): "P3.Y5", (4, 0): "Y2"}, trees=trees,
+                          spores={"blue": (-4, 4), "orange": (-4, 0)}, meeples={"blue": (4, 0), "orange": (-4, 0)},
+                          mode="cooperative", difficulty="easy", taken=["place"], hands={"blue": ["Y03"], "orange": []})
+    other.cache["forest_plan"] = bp
+    assert GreedyBot(random.Random(1))._move_to_plan(Board(other, ED), "blue") is None
+    # The hint names the reason for the walk.
+    from companion.hints import hint
+    h = hint(pos, ED)
+    assert h.move == mv and "Forest Communication" in h.reason
