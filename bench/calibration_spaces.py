@@ -4,9 +4,8 @@ or a tile turned (:func:`calibration.layout_check.check_spaces`), per art style 
     .venv/bin/python bench/calibration_spaces.py [--seeds N] [--lights daylight,warm lamp]
 
 For every style (the held-out ones included) and light it photographs the three layouts as
-documented and, for each layout, once per change: every piece kind removed in turn (a tile, a
-rock, a tree, a substrate, a spore, a meeple) and every tile turned by one to three
-sixth-turns.  It prints the lowest space fit on the good photos (refused wrongly when under
+documented and, for each layout, once per change: each piece kind removed in turn (the first
+tile, rock, tree, substrate, spore and meeple listed) and every tile turned by one sixth-turn.  It prints the lowest space fit on the good photos (refused wrongly when under
 :data:`calibration.layout_check.MIN_SPACE_FIT`) and whether each change was caught at its
 own space.  No parameter was tuned on the held-out styles.
 """
@@ -36,24 +35,24 @@ from companion.vision.reader import BoardReader  # noqa: E402
 from companion.vision.registration import BoardTracker  # noqa: E402
 
 
-def changes(layout: dict) -> list[tuple[str, tuple[int, int], dict]]:
+def changes(layout: dict, turns=(1,)) -> list[tuple[str, tuple[int, int], dict]]:
     """(what changed, the space, the changed board) for one missing piece of each kind and
-    every tile turned by 1-3 sixth-turns (when that changes its look)."""
+    every tile turned by each of ``turns`` sixth-turns (when that changes its look)."""
     out = []
     for key in ("tiles", "rocks", "trees", "substrates"):
-        for i, item in enumerate(layout.get(key, [])[:2]):
+        for i, item in enumerate(layout.get(key, [])[:1]):
             at = item if key == "rocks" else item["at"]
             b = copy.deepcopy(layout)
             del b[key][i]
             out.append((f"{key[:-1]} missing", tuple(at), b))
     for key in ("spores", "meeples"):
-        for p in list(layout.get(key, {}))[:2]:
+        for p in list(layout.get(key, {}))[:1]:
             at = layout[key][p] if key == "meeples" else layout[key][p]["at"]
             b = copy.deepcopy(layout)
             del b[key][p]
             out.append((f"{key[:-1]} missing", tuple(at), b))
     for i, t in enumerate(layout.get("tiles", [])):
-        for k in (1, 2, 3):
+        for k in turns:
             code = rotate_code(t["paths"], k)
             if parse(code).edge_color == parse(t["paths"]).edge_color:
                 continue

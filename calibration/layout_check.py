@@ -7,14 +7,19 @@ colour from the tile's other path, and misread every board.  So each space is ch
 own, against colours learned from every other space of the photos given (leave one space out;
 the photos share one camera and one light):
 
-- every sample point the layout labels on a space (:func:`calibration.colours._labels`, with a
-  meeple's colour and a spore chip's colour kept apart, and the edges of a tile under a
-  meeple) is classified to the nearest class median (white-balanced Lab) of the other spaces;
-- a space whose piece points go to their own class less often than :data:`MIN_SPACE_FIT` does
-  not show its piece (a class no other space shows is judged only against the bare board);
-  the class most of its points go to says what it looks like instead;
-- a tile is also tried at its other rotations: when one fits :data:`TURN_MARGIN` better than
-  the documented one, the tile is turned.
+- the sample points the layout labels on a space (:func:`calibration.colours._labels`, with a
+  meeple's cap and a spore chip's ring in classes of their own, and the edges of a tile under
+  a meeple) are grouped by region (middle, ring, each edge, each slot, the meeple's cap) and
+  label, and the median colour (white-balanced Lab) of each group is compared with the median
+  of each class on the other spaces;
+- a group fails when another class is :data:`CLEARLY_NEARER` than its own; a spore chip only
+  against the bare board, a meeple only against what it stands on (players' colours lie close
+  under some lamps, orange close to wood), and a class no other space shows is not judged (a
+  meeple given in one photo only, the one tree of layout 2 alone);
+- a space whose groups fail more often than :data:`MIN_SPACE_FIT` allows does not show its
+  piece; an empty space is judged in its middle and its rim apart (a piece laid there shows in
+  the middle); a tile is also tried at its other rotations, and when one fits
+  :data:`TURN_MARGIN` better than the documented one the tile is turned.
 
 Measured with ``bench/calibration_spaces.py`` (figures in ``hardware/camera.md``).
 """
@@ -31,10 +36,10 @@ from companion.vision.pieces import RING_POINTS
 from companion.vision.profile import CLASSES, PLAYERS
 
 MIN_SPACE_FIT = 0.5
-"""Share (0-1) of a space's piece points nearest to their own class under which the space
-does not show what the layout puts there."""
+"""Share (0-1) of a space's groups of points that must look like their own class: under it the
+space does not show what the layout puts there."""
 TURN_MARGIN = 0.25
-"""How much better (share of points) another rotation of a tile must fit than the documented
+"""How much better (share of groups) another rotation of a tile must fit than the documented
 one for the tile to be called turned."""
 CLEARLY_NEARER = 1.5
 """A group of points fails its class only when another class is this many times nearer (Lab
