@@ -8,7 +8,7 @@ own, against colours learned from every other space of the photos given (leave o
 the photos share one camera and one light):
 
 - the sample points the layout labels on a space (:func:`calibration.colours._labels`, with a
-  meeple's cap and a spore chip's ring in classes of their own, and the edges of a tile under
+  meeple's cap and a spore chip (a ring at 0.25 hex sizes) in classes of their own, and the edges of a tile under
   a meeple) are grouped by region (middle, ring, each edge, each slot, the meeple's cap) and
   label, and the median colour (white-balanced Lab) of each group is compared with the median
   of each class on the other spaces;
@@ -67,7 +67,7 @@ def looks_like(cls: int) -> str:
     player's meeple, spore chip and markers share one colour: any of them is "a red piece"."""
     for p in PLAYERS:
         if cls in _family(CLASSES.index(p)):
-            return f"a {p} piece"
+            return f"{'an' if p[0] in 'aeiou' else 'a'} {p} piece"
     return LOOKS.get(CLASSES[cls], "something else") if 0 <= cls < len(CLASSES) else "something else"
 
 
@@ -101,7 +101,10 @@ def check_labels(layout: dict, spaces: list[tuple[int, int]]) -> np.ndarray:
     for p, sp in layout.get("spores", {}).items():
         s = index[(int(sp["at"][0]), int(sp["at"][1]))]
         if meeples.get(p) != s and s not in meeples.values():
-            lab[s, L.RING] = SPORE[p]
+            # halfway out on the chip: a chip printed smaller than the layout's 0.5 hex sizes
+            # leaves the ring at 0.4 on the board, and the used side's X crosses few of these
+            lab[s, L.RING] = -1
+            lab[s, L.SYM_MID] = SPORE[p]
     for sub in layout.get("substrates", []):
         s = index[(int(sub["at"][0]), int(sub["at"][1]))]
         if s not in meeples.values():
@@ -123,7 +126,7 @@ def check_labels(layout: dict, spaces: list[tuple[int, int]]) -> np.ndarray:
 MEEPLE_POINTS = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
 """A meeple's cap (raised through the camera pose) and the core of its space, as
 :mod:`calibration.colours` learns the meeple from."""
-REGIONS = [("meeple", MEEPLE_POINTS), ("centre", L.CENTRE), ("ring", L.RING), ("diag", L.DIAG)] + \
+REGIONS = [("meeple", MEEPLE_POINTS), ("chip", L.SYM_MID), ("centre", L.CENTRE), ("ring", L.RING), ("diag", L.DIAG)] + \
     [(f"edge {e}", slice(L.EDGES.start + e * L.POINTS_PER_EDGE, L.EDGES.start + (e + 1) * L.POINTS_PER_EDGE))
      for e in range(6)] + \
     [(f"slot {k}", slice(L.SLOTS.start + k * L.POINTS_PER_SLOT, L.SLOTS.start + (k + 1) * L.POINTS_PER_SLOT))
@@ -285,7 +288,11 @@ def _what(layout: dict, h: tuple[int, int], part: str) -> str:
         lines = [w for w in lines if "meeple" in w]
     elif part == "piece":
         lines = [w for w in lines if "meeple" not in w] or lines
-    return " and a ".join(w.replace("tree: ", "tree with markers ") for w in lines) or "nothing"
+    return " and ".join(_an(w.replace("tree: ", "tree with markers ")) for w in lines) or "nothing"
+
+
+def _an(words: str) -> str:
+    return f"{'an' if words[:1].lower() in 'aeiou' else 'a'} {words}"
 
 
 def describe(m: SpaceMismatch, layout: dict, label: str) -> str:
@@ -298,5 +305,5 @@ def describe(m: SpaceMismatch, layout: dict, label: str) -> str:
         tile = next(t for t in layout.get("tiles", []) if tuple(t["at"]) == tuple(m.space))
         laid = (int(tile.get("rotation", 0)) + m.turn) % 6
         where = TURNS[laid] if tile.get("tile") else f"turned {m.turn} sixth-turn(s) anticlockwise from there"
-        return f"{label} should hold a {what}: it lies {where}"
-    return f"{label} should hold a {what}: it looks like {m.looks}"
+        return f"{label} should hold {what}: it lies {where}"
+    return f"{label} should hold {what}: it looks like {m.looks}"

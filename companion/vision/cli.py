@@ -54,7 +54,10 @@ def _read_board(args: argparse.Namespace) -> int:
         return 0
     from companion.vision.assistant import space_labels
 
-    for line in reading_lines(reading, space_labels(args.edition or DEFAULT_EDITION)):
+    from companion.vision.geometry import load_tile_codes
+
+    edition = args.edition or DEFAULT_EDITION
+    for line in reading_lines(reading, space_labels(edition), load_tile_codes(edition)):
         print(line)
     return 0
 
@@ -68,10 +71,35 @@ SLOT_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
 FLAT_KINDS = ("rock", "tree", "wood", "soil", "empty")
 
 
-def reading_lines(reading, labels: dict[tuple[int, int], str]) -> list[str]:
+TURNS = ("as printed", "turned 1/6 anticlockwise", "turned 1/3 anticlockwise", "turned half round",
+         "turned 1/3 clockwise", "turned 1/6 clockwise")
+"""How far a tile lies turned from its printed code, as the calibration layout pictures say it."""
+
+
+def an(word: str) -> str:
+    """``word`` with its indefinite article: ``an orange``, ``a blue``."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def tile_words(laid: str, printed_codes: list[str]) -> str:
+    """``P0.G135 (G024.P1, turned 1/6 clockwise)``: the code as laid (the position format's)
+    and, when ``printed_codes`` (the edition's tile types) holds its type, the type as printed
+    and how far it is turned, in the words of the layout pictures."""
+    from companion.tiles import canonical, rotation_between
+
+    try:
+        printed = next((c for c in printed_codes if c != "ROCK" and canonical(c) == canonical(laid)), None)
+        k = rotation_between(printed, laid) if printed else None
+    except ValueError:
+        printed, k = None, None
+    return f"{laid} ({printed}, {TURNS[k]})" if printed and k is not None else laid
+
+
+def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: list[str] = ()) -> list[str]:
     """The reading in words, one line per kind of piece, every space by its printed label
-    (``labels``: (q, r) -> ``"E5"``; axial ``(q, r)`` where the board has none), then the
-    spaces read with low confidence or not at all, each with its reason."""
+    (``labels``: (q, r) -> ``"E5"``; axial ``(q, r)`` where the board has none), each tile by
+    its code as laid and its type as the edition prints it (``printed_codes``), then the spaces
+    read with low confidence or not at all, each with its reason."""
     def name(at) -> str:
         h = (int(at[0]), int(at[1]))
         return labels.get(h) or f"({h[0]}, {h[1]})"
@@ -87,7 +115,7 @@ def reading_lines(reading, labels: dict[tuple[int, int], str]) -> list[str]:
     def listing(what: str, items: list[str]) -> None:
         lines.append(f"{what}: {', '.join(items) if items else 'none'}")
 
-    listing("tiles", [f"{name(t['at'])} {t['paths']}" for t in b.get("tiles", [])])
+    listing("tiles", [f"{name(t['at'])} {tile_words(t['paths'], list(printed_codes))}" for t in b.get("tiles", [])])
     listing("rocks", [name(r) for r in b.get("rocks", [])])
     trees = []
     for t in b.get("trees", []):
@@ -127,7 +155,7 @@ def _why_unsure(r) -> str:
     piece = {"empty": "an empty space", "tile": f"tile {r.code}", "spore": f"the {r.player} spore"}.get(
         r.kind, f"a {r.kind}" if r.kind in ("rock", "tree") else f"a {r.kind} substrate")
     if r.meeple and r.kind in FLAT_KINDS:
-        return f"read as {piece} with a {r.meeple} meeple on it, where no meeple stands: one of the two is doubtful"
+        return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
     if r.kind == "spore":
         return f"read as {piece}; its side or its colour is not clear"
     return f"read as {piece}, but it looks almost as much like another piece (check the light, or calibrate again)"
