@@ -178,7 +178,7 @@ def _colours(args: argparse.Namespace) -> int:
     for text in warned:
         print(f"warning: {text}; if the separations above are poor, retake that photo")
     for text in misplaced:
-        print(f"warning: kept with --force although {text}")
+        print(f"warning: {text}")
     for text in summary.get("layout_notes", []):
         print(f"note: {text}")
     return 0
@@ -254,8 +254,9 @@ def _ask(sentence: str) -> bool:
 def _check_photos(frames, photos, layouts, names, intrinsics, force: bool = False) -> list[str]:
     """Refuse, with one sentence, a photo calibration cannot learn from (:mod:`calibration.photo_check`),
     then one whose spaces do not all show what its layout puts there (a piece missing, a tile
-    turned: :mod:`calibration.layout_check`).  With ``force`` the latter are returned as
-    sentences instead of refused."""
+    turned: :mod:`calibration.layout_check`).  Returns the warnings to print: those spaces when
+    ``force`` keeps them, or when the photo shows glare (which can hide a piece; the separation
+    check refuses a photo whose colours it washed together)."""
     import numpy as np
 
     from calibration.colours import OLD_LAYOUT_NAMES, load_layout
@@ -287,7 +288,8 @@ def _check_photos(frames, photos, layouts, names, intrinsics, force: bool = Fals
     refused = [text for k, text in problems.items() if k not in glared]
     if refused and not force:
         raise CalibrationPhotoError("; ".join(refused) + "; nothing was written (--force keeps the profile anyway)")
-    return [f"{text} (glare on the photo may hide pieces)" if k in glared else text for k, text in problems.items()]
+    return [f"{text} (glare on this photo may hide pieces: if so, move the lamp first)" if k in glared
+            else f"kept with --force although {text}" for k, text in problems.items()]
 
 
 def _glare_on(frame, intr) -> bool:
