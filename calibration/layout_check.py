@@ -108,7 +108,11 @@ def check_labels(layout: dict, spaces: list[tuple[int, int]]) -> np.ndarray:
     for sub in layout.get("substrates", []):
         s = index[(int(sub["at"][0]), int(sub["at"][1]))]
         if s not in meeples.values():
-            lab[s, L.CENTRE] = -1   # a token's printed symbol: its ring shows its colour
+            # halfway out, like a spore chip: its middle holds a printed symbol, and a token
+            # printed smaller than 0.5 hex sizes leaves the ring at 0.4 on the board
+            lab[s, L.CENTRE] = -1
+            lab[s, L.RING] = -1
+            lab[s, L.SYM_MID] = CLASSES.index(sub["kind"])
     for p, s in meeples.items():
         lab[s, L.CENTRE] = -1
         lab[s, MEEPLE_POINTS] = MEEPLE[p]   # where the reader looks for a standing meeple
