@@ -47,6 +47,9 @@ distance of the group's median): two classes a photo barely tells apart (board a
 board and soil in some arts) must not fail a good photo."""
 LAB_NOISE = 3.0
 """Lab units added to the allowed distance: a group's median wanders this much by noise."""
+LIGHTER_L = 8.0
+"""Lab L units by which a space lighter than its pieces elsewhere is said to be maybe under a
+lamp's reflection (noise and shading move a space's median L by a few units)."""
 MIN_CLASS_POINTS = 3
 """A class with fewer points on the other spaces is not known: judged against the board only."""
 
@@ -84,6 +87,10 @@ class SpaceMismatch:
     fit: float
     looks: str
     turn: int | None = None
+    lighter: float = 0.0
+    """How much lighter (Lab L) the space is than its pieces elsewhere: a lamp's reflection
+    lightens a space, and can make a board look like a rock or hide a tree (a missing dark
+    piece lightens it too, so the message only says "if a lamp reflects there")."""
     part: str = "piece"
     """Which part fails: ``"meeple"`` (the meeple standing there), ``"piece"`` (what lies on
     the space) or ``"empty"`` (a space the layout leaves empty)."""
@@ -236,7 +243,9 @@ def check_spaces(labs: list[np.ndarray], layouts: list[dict], spaces: list[tuple
             if turn is not None:
                 part = "piece"
             looks = looks_like(int(np.bincount(nearest).argmax())) if len(nearest) else "something else"
-            found.append(SpaceMismatch(k, h, fit, looks, turn, part))
+            known = np.array([c in medians for c in y])
+            lighter = float(np.median(lab[s][known, 0] - np.array([medians[c][0] for c in y[known]]))) if known.any() else 0.0
+            found.append(SpaceMismatch(k, h, fit, looks, turn, lighter, part))
     return sorted(found, key=lambda m: m.fit)
 
 
@@ -302,12 +311,14 @@ def _an(words: str) -> str:
 def describe(m: SpaceMismatch, layout: dict, label: str) -> str:
     """One clause for the user: ``C3 should hold a tree, four empty slots: it looks like an empty
     space``.  ``label``: the space as the dashboard and the layout pictures name it."""
+    glare = (f" (it is lighter than the same pieces elsewhere: if a lamp reflects there, move the lamp)"
+             if m.lighter > LIGHTER_L else "")
     if m.part == "empty":
-        return f"{label} should be empty: it looks like {m.looks}"
+        return f"{label} should be empty: it looks like {m.looks}{glare}"
     what = _what(layout, m.space, m.part)
     if m.turn is not None:
         tile = next(t for t in layout.get("tiles", []) if tuple(t["at"]) == tuple(m.space))
         laid = (int(tile.get("rotation", 0)) + m.turn) % 6
         where = TURNS[laid] if tile.get("tile") else f"turned {m.turn} sixth-turn(s) anticlockwise from there"
         return f"{label} should hold {what}: it lies {where}"
-    return f"{label} should hold {what}: it looks like {m.looks}"
+    return f"{label} should hold {what}: it looks like {m.looks}{glare}"
