@@ -51,14 +51,15 @@ LIGHTER_L = 8.0
 """Lab L units by which a space lighter than its pieces elsewhere is said to be maybe under a
 lamp's reflection (noise and shading move a space's median L by a few units)."""
 MIN_CLASS_POINTS = 3
-"""A class with fewer points on the other spaces is not known: judged against the board only."""
+"""A class with fewer points on the other spaces is not known: its groups are not judged."""
 
 WHITE = CLASSES.index("white")
 BOARD = CLASSES.index("board")
 SPORE = {p: len(CLASSES) + i for i, p in enumerate(PLAYERS)}
-"""Check classes of a spore chip's ring, apart from the player's meeple and markers."""
+"""Check classes of a spore chip (:data:`companion.vision.layout.SYM_MID`), apart from the
+player's meeple and markers."""
 MEEPLE = {p: len(CLASSES) + len(PLAYERS) + i for i, p in enumerate(PLAYERS)}
-"""Check classes of a standing meeple's centre."""
+"""Check classes of a standing meeple (:data:`MEEPLE_POINTS`)."""
 
 LOOKS = {"board": "an empty space", "tile": "a bare tile", "rock": "a rock", "tree": "a tree",
          "slot": "a tree's empty slot", "wood": "a wood substrate", "soil": "a soil substrate",
