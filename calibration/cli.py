@@ -119,7 +119,8 @@ def _colours(args: argparse.Namespace) -> int:
         else:
             from companion.vision.reader import read_image
             frames, photos = [read_image(p) for p in args.image], list(args.image)
-        _check_photos(frames, photos, layouts, names, args.intrinsics)
+        _check_sizes(frames, photos, args.intrinsics)
+        misplaced = _check_photos(frames, photos, layouts, names, args.intrinsics, args.force)
         profile, summary = calibrate_pieces(photos, intrinsics=args.intrinsics, layouts=layouts, frames=frames)
     except (VisionError, ValueError, OSError) as exc:
         return _fail(str(exc))
@@ -176,6 +177,8 @@ def _colours(args: argparse.Namespace) -> int:
         print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
     for text in warned:
         print(f"warning: {text}; if the separations above are poor, retake that photo")
+    for text in misplaced:
+        print(f"warning: {text}")
     for text in summary.get("layout_notes", []):
         print(f"note: {text}")
     return 0
@@ -248,8 +251,12 @@ def _ask(sentence: str) -> bool:
     return sys.stdin.readline() != ""
 
 
-def _check_photos(frames, photos, layouts, names, intrinsics) -> None:
-    """Refuse, with one sentence, a photo calibration cannot learn from (:mod:`calibration.photo_check`)."""
+def _check_photos(frames, photos, layouts, names, intrinsics, force: bool = False) -> list[str]:
+    """Refuse, with one sentence, a photo calibration cannot learn from (:mod:`calibration.photo_check`),
+    then one whose spaces do not all show what its layout puts there (a piece missing, a tile
+    turned: :mod:`calibration.layout_check`).  Returns the warnings to print: those spaces when
+    ``force`` keeps them, or when the photo shows glare (which can hide a piece; the separation
+    check refuses a photo whose colours it washed together)."""
     import numpy as np
 
     from calibration.colours import OLD_LAYOUT_NAMES, load_layout
@@ -262,9 +269,10 @@ def _check_photos(frames, photos, layouts, names, intrinsics) -> None:
     flat = ColourProfile(np.zeros((len(CLASSES), 3), np.float32), np.ones((len(CLASSES), 3), np.float32))
     reader = BoardReader(profile=flat, intrinsics=intr, tile_codes=[])
     documented = {_layout_name(str(n)): load_layout(n) for n in (1, 2, 3, *OLD_LAYOUT_NAMES)}
+    labs = []
     for frame, photo, layout, name in zip(frames, photos, layouts, names):
         try:
-            check_photo(frame, photo, load_layout(layout), name, reader, intr, documented)
+            labs.append(check_photo(frame, photo, load_layout(layout), name, reader, intr, documented))
         except CalibrationPhotoError as exc:
             if "does not show" not in str(exc) or "it looks like" in str(exc):
                 raise
@@ -273,6 +281,81 @@ def _check_photos(frames, photos, layouts, names, intrinsics) -> None:
             if "likely cause" not in causes:
                 raise
             raise CalibrationPhotoError(f"{exc}{causes}") from None
+    problems = _misplaced(labs, photos, layouts, list(reader.geo.spaces))
+    # under a glare spot a piece can look like the bare board: the separation check names the
+    # glare when it washed colours together, so there these spaces are only a warning
+    glared = {k for k in problems if _glare_on(frames[k], intr)}
+    refused = [text for k, text in problems.items() if k not in glared]
+    if refused and not force:
+        raise CalibrationPhotoError("; ".join(refused) + "; nothing was written (--force keeps the profile anyway)")
+    return [f"{text} (glare on this photo may hide pieces: if so, move the lamp first)" if k in glared
+            else f"kept with --force although {text}" for k, text in problems.items()]
+
+
+def _glare_on(frame, intr) -> bool:
+    """Whether the camera setup assistant sees glare on the photo (its ``lamp`` advice)."""
+    from companion.vision.assistant import assess
+
+    try:
+        return any(a.code == "lamp" for a in assess(frame, intrinsics=intr).advice)
+    except ValueError:
+        return False
+
+
+MAX_NAMED_SPACES = 3
+"""At most this many spaces are named per photo: past that the photo is of another set-up."""
+
+
+def _misplaced(labs, photos, layouts, spaces) -> dict[int, str]:
+    """Photo index -> one sentence naming, in the layout's words, the spaces of that photo
+    that do not show their layout's piece (:func:`calibration.layout_check.check_spaces`), and
+    saying what to do."""
+    from calibration.colours import load_layout
+    from calibration.layout_check import check_spaces, describe
+    from companion.vision.assistant import space_labels
+
+    lays = [load_layout(x) for x in layouts]
+    found = check_spaces(labs, lays, spaces)
+    labels = space_labels()
+    out = {}
+    for k, (photo, layout, lay) in enumerate(zip(photos, layouts, lays)):
+        mine = [m for m in found if m.photo == k]
+        if not mine:
+            continue
+        named = [describe(m, lay, labels.get(m.space, f"({m.space[0]}, {m.space[1]})")) for m in mine[:MAX_NAMED_SPACES]]
+        more = f" and {len(mine) - MAX_NAMED_SPACES} more space(s)" if len(mine) > MAX_NAMED_SPACES else ""
+        out[k] = (f"{photo}: {'; '.join(named)}{more}; lay the layout as in {_layout_picture(layout)} and take the "
+                  "photo again")
+    return out
+
+
+def _layout_picture(layout) -> str:
+    """Where the user sees how ``layout`` (a number, ``old-N`` or a file) is set up."""
+    if str(layout) in ("1", "2", "3"):
+        return f"hardware/img/calibration_layout_{layout}.png"
+    if str(layout) in ("old-1", "old-2", "old-3"):
+        return f"companion/vision/calibration_layouts/old/{str(layout)[4:]}.json"
+    return str(layout)
+
+
+def _check_sizes(frames, photos, intrinsics) -> None:
+    """Refuse photos of another size than the intrinsics were calibrated on, before any marker
+    is looked for: the lens model then puts every marker in the wrong place, which would read
+    as markers hidden or too small.  Raises :class:`~companion.vision.errors.VisionError`."""
+    if not intrinsics:
+        return
+    from calibration.intrinsics import load_intrinsics
+    from companion.vision.errors import VisionError
+
+    intr = load_intrinsics(intrinsics)
+    iw, ih = (int(v) for v in intr.image_size)
+    for frame, photo in zip(frames, photos):
+        h, w = frame.shape[:2]
+        if (w, h) != (iw, ih):
+            raise VisionError(f"{photo} is {w}x{h} px but the intrinsics {intrinsics} were calibrated on {iw}x{ih} px "
+                              f"photos, and they hold only at that size: take the calibration photos at {iw}x{ih} "
+                              f"with the mounted camera, or run 'calibrate camera' again on {w}x{h} photos; nothing "
+                              "was written")
 
 
 def _write_atomically(path, write) -> None:

@@ -123,9 +123,14 @@ def parse_pattern(text: str) -> tuple[int, int]:
 
 
 def _read_gray(path: str | Path) -> np.ndarray:
-    img = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    from companion.vision.image_file import decode_whole
+
+    try:
+        img, why = decode_whole(path, cv2.IMREAD_GRAYSCALE)
+    except OSError as exc:
+        raise CalibrationError(f"cannot read image {path}: {exc.strerror}") from None
     if img is None:
-        raise CalibrationError(f"cannot read image {path}")
+        raise CalibrationError(f"cannot read image {path}: {why}")
     return img
 
 

@@ -48,13 +48,14 @@ def layout_fit(lab: np.ndarray, labels: np.ndarray) -> float:
 
 
 def check_photo(frame: np.ndarray, name: str, layout: dict, layout_name: str, reader, intrinsics=None,
-                documented: dict[str, dict] | None = None) -> None:
+                documented: dict[str, dict] | None = None) -> np.ndarray:
     """Raise :class:`CalibrationPhotoError` when ``frame`` (BGR uint8, (h, w, 3)) cannot teach
     ``layout`` (board part of a position, called ``layout_name`` in messages, e.g. "calibration
     layout 1").  ``name``: the photo as the user knows it (a file name).  ``reader``: a
     :class:`~companion.vision.reader.BoardReader` (only its geometry and sampling are used).
     ``documented``: the documented layouts by name, to say which one the photo shows instead.
-    Raises :class:`VisionError` as registration does (no board found).
+    Raises :class:`VisionError` as registration does (no board found).  Returns the photo's
+    white-balanced Lab samples, float32 (S, P, 3), for :func:`calibration.layout_check.check_spaces`.
     """
     from calibration.colours import _labels
     from companion.vision.check import check_frame
@@ -71,7 +72,7 @@ def check_photo(frame: np.ndarray, name: str, layout: dict, layout_name: str, re
     lab = reader.sample(frame, reg)
     fit = layout_fit(lab, _labels(layout, spaces))
     if fit >= MIN_LAYOUT_FIT:
-        return
+        return lab
     others = {n: layout_fit(lab, _labels(lay, spaces)) for n, lay in (documented or {}).items() if n != layout_name}
     best = max(others, key=others.get) if others else None
     looks = (f"; it looks like {best}" if best is not None and others[best] >= MIN_LAYOUT_FIT
@@ -80,3 +81,21 @@ def check_photo(frame: np.ndarray, name: str, layout: dict, layout_name: str, re
         f"{name} does not show {layout_name}: only {100 * fit:.0f} % of the board's colours are where {layout_name} "
         f"puts them (a photo of it scores about 90 % or more){looks}; give one photo of each layout set up as "
         "hardware/camera.md#calibration-layouts shows, in the order 1, 2, 3, or name each photo's layout with --layout")
+
+
+def calibration_layout_shown(frame: np.ndarray, reg, reader) -> str | None:
+    """``"calibration layout N"`` when ``frame`` (BGR uint8 (h, w, 3), registered as ``reg``)
+    is a photo of documented calibration layout N as documented: its colours fit the layout
+    (:func:`layout_fit` at least :data:`MIN_LAYOUT_FIT`) and every space shows its piece
+    (:func:`calibration.layout_check.check_spaces`); else ``None``.  Such a photo shows meeples
+    where no game puts them, so its low reading confidences say nothing of the profile."""
+    from calibration.colours import LAYOUT_NUMBERS, _labels, load_layout
+    from calibration.layout_check import check_spaces
+
+    spaces = list(reader.geo.spaces)
+    lab = reader.sample(frame, reg)
+    for n in LAYOUT_NUMBERS:
+        layout = load_layout(n)
+        if layout_fit(lab, _labels(layout, spaces)) >= MIN_LAYOUT_FIT and not check_spaces([lab], [layout], spaces):
+            return f"calibration layout {n}"
+    return None

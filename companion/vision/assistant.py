@@ -102,6 +102,8 @@ class SetupReport:
     glare_unreadable: dict[str, str] = field(default_factory=dict)
     confidence: dict[str, float] | None = None
     advice: list[Advice] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the user should know that needs no change (``ok`` stays true)."""
     missing_px: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     extra_copies: list[tuple[int, np.ndarray]] = field(default_factory=list, repr=False)
 
@@ -129,6 +131,7 @@ class SetupReport:
                       "clipped_by_space": {k: round(v, 3) for k, v in self.clipped_by_space.items() if v > 0}},
             "confidence": self.confidence,
             "advice": [{"code": a.code, "text": a.text} for a in self.advice],
+            "notes": list(self.notes),
         }
 
 
@@ -364,11 +367,26 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     elif reader is not None:
         rep.confidence = {name(h): round(float(r.confidence), 3) for h, r in reading.spaces.items()}
         low = sorted(k for k, v in rep.confidence.items() if v < LOW_CONFIDENCE)
-        if len(low) > 3:
+        shown = _calibration_layout_shown(frame, reading, reader) if len(low) > 3 else None
+        if shown:
+            rep.notes.append(f"this photo shows {shown}, set up to teach the colours (meeples where no game puts "
+                             f"them): its {len(low)} spaces read with low confidence say nothing about the colour "
+                             "profile; judge the confidence on a photo of the board in play")
+        elif len(low) > 3:
             advice.append(Advice("calibrate", f"{len(low)} spaces are read with low confidence ({', '.join(low[:6])}"
                                               f"{', ...' if len(low) > 6 else ''}): fix the advice above, then run "
                                               "'calibrate colours' again under this light"))
     return rep
+
+
+def _calibration_layout_shown(frame, reading, reader) -> str | None:
+    """The calibration layout the frame shows as documented (:func:`calibration.photo_check.calibration_layout_shown`), or ``None``."""
+    from calibration.photo_check import calibration_layout_shown
+
+    try:
+        return calibration_layout_shown(frame, reading.registration, reader)
+    except (ValueError, OSError):
+        return None
 
 
 _DEFAULT_READERS: dict = {}

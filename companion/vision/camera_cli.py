@@ -99,6 +99,8 @@ def _check(args: argparse.Namespace) -> int:
             print(f"focus: variance of the Laplacian {rep.focus:.0f}")
         for a in rep.advice:
             print(f"- {a.text}")
+        for note in rep.notes:
+            print(f"note: {note}")
     return 0 if rep.ok else 1
 
 

@@ -1,8 +1,9 @@
 """``mycelium-companion read-board``: one camera frame in, the board part of a position out.
 
 Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
-"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json``, a short
-summary otherwise.  ``unreadable`` names the spaces the camera could not read (their
+"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json``; otherwise the
+reading in words, every space by its printed label (``E5``, as on the dashboard), and each
+space read with low confidence or not at all with its reason.  ``unreadable`` names the spaces the camera could not read (their
 confidence is 0 and their piece in ``board`` is a guess) and why, e.g. "glare on F6: move the
 lamp".  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, or when no board is found.
@@ -51,15 +52,110 @@ def _read_board(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reading.to_json()))
         return 0
-    b = reading.board
-    low = sorted((v, k) for k, v in reading.confidence.items())[:3]
-    print(f"board registered with markers {sorted(reading.registration.markers_px)}, "
-          f"reprojection {reading.registration.reprojection_px:.2f} px")
-    print(f"{len(b['tiles'])} tiles, {len(b['rocks'])} rocks, {len(b['trees'])} trees, {len(b['substrates'])} substrates, "
-          f"spores {sorted(b['spores'])}, meeples {b['meeples']}")
-    print("least sure: " + ", ".join(f"({k}) {v:.2f}" for v, k in low))
-    for k, reason in sorted(reading.unreadable.items()):
-        print(f"unreadable ({k}): {reason}")
-    for k, reason in sorted(reading.side_unknown.items()):
-        print(f"spore side not visible ({k}): {reason}")
+    from companion.vision.assistant import space_labels
+
+    from companion.vision.geometry import load_tile_codes
+
+    edition = args.edition or DEFAULT_EDITION
+    for line in reading_lines(reading, space_labels(edition), load_tile_codes(edition)):
+        print(line)
     return 0
+
+
+LOW_CONFIDENCE = 0.6
+"""Spaces read with less confidence are listed with the likely reason (as ``camera check``
+counts them, :data:`companion.vision.assistant.LOW_CONFIDENCE`)."""
+MOST_LISTED = 8
+"""At most this many low-confidence spaces are listed; the rest are counted."""
+SLOT_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
+FLAT_KINDS = ("rock", "tree", "wood", "soil", "empty")
+
+
+TURNS = ("as printed", "turned 1/6 anticlockwise", "turned 1/3 anticlockwise", "turned half round",
+         "turned 1/3 clockwise", "turned 1/6 clockwise")
+"""How far a tile lies turned from its printed code, as the calibration layout pictures say it."""
+
+
+def an(word: str) -> str:
+    """``word`` with its indefinite article: ``an orange``, ``a blue``."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def tile_words(laid: str, printed_codes: list[str]) -> str:
+    """``P0.G135 (G024.P1, turned 1/6 clockwise)``: the code as laid (the position format's)
+    and, when ``printed_codes`` (the edition's tile types) holds its type, the type as printed
+    and how far it is turned, in the words of the layout pictures."""
+    from companion.tiles import canonical, rotation_between
+
+    try:
+        printed = next((c for c in printed_codes if c != "ROCK" and canonical(c) == canonical(laid)), None)
+        k = rotation_between(printed, laid) if printed else None
+    except ValueError:
+        printed, k = None, None
+    return f"{laid} ({printed}, {TURNS[k]})" if printed and k is not None else laid
+
+
+def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: list[str] = ()) -> list[str]:
+    """The reading in words, one line per kind of piece, every space by its printed label
+    (``labels``: (q, r) -> ``"E5"``; axial ``(q, r)`` where the board has none), each tile by
+    its code as laid and its type as the edition prints it (``printed_codes``), then the spaces
+    read with low confidence or not at all, each with its reason."""
+    def name(at) -> str:
+        h = (int(at[0]), int(at[1]))
+        return labels.get(h) or f"({h[0]}, {h[1]})"
+
+    def key_name(key: str) -> str:
+        q, r = key.split(",")
+        return name((q, r))
+
+    b, reg = reading.board, reading.registration
+    lines = [f"board registered with markers {', '.join(str(m) for m in sorted(reg.markers_px))} "
+             f"(reprojection {reg.reprojection_px:.2f} px)"]
+
+    def listing(what: str, items: list[str]) -> None:
+        lines.append(f"{what}: {', '.join(items) if items else 'none'}")
+
+    listing("tiles", [f"{name(t['at'])} {tile_words(t['paths'], list(printed_codes))}" for t in b.get("tiles", [])])
+    listing("rocks", [name(r) for r in b.get("rocks", [])])
+    trees = []
+    for t in b.get("trees", []):
+        slots = [f"{p} {SLOT_NAMES[k]}" for k, p in enumerate(t.get("mycorrhizae", [])) if p]
+        trees.append(f"{name(t['at'])} ({'markers ' + ', '.join(slots) if slots else 'four empty slots'})")
+    listing("trees", trees)
+    listing("substrates", [f"{name(sub['at'])} {sub['kind']}" for sub in b.get("substrates", [])])
+    side_unknown = reading.side_unknown
+    spores = []
+    for p, sp in b.get("spores", {}).items():
+        key = f"{sp['at'][0]},{sp['at'][1]}"
+        side = ("side not visible: " + side_unknown[key] if sp.get("used") is None
+                else "used side up" if sp["used"] else "unused side up")
+        spores.append(f"{p} at {name(sp['at'])} ({side})")
+    listing("spores", spores)
+    listing("meeples", [f"{p} on {name(at)}" for p, at in b.get("meeples", {}).items()])
+    for key, why in sorted(reading.unreadable.items(), key=lambda kv: key_name(kv[0])):
+        lines.append(f"unreadable: {key_name(key)}: {why}")
+    low = sorted((v, k) for k, v in reading.confidence.items() if v < LOW_CONFIDENCE and k not in reading.unreadable)
+    for v, key in low[:MOST_LISTED]:
+        q, r = (int(x) for x in key.split(","))
+        lines.append(f"unsure: {key_name(key)} {v:.2f}: {_why_unsure(reading.spaces.get((q, r)))}")
+    if len(low) > MOST_LISTED:
+        lines.append(f"unsure: {len(low) - MOST_LISTED} more space(s) under {LOW_CONFIDENCE}")
+    if not low and not reading.unreadable and reading.confidence:
+        v, key = min((v, k) for k, v in reading.confidence.items())
+        lines.append(f"every space read with confidence {LOW_CONFIDENCE} or more (least sure: {key_name(key)} {v:.2f})")
+    return lines
+
+
+def _why_unsure(r) -> str:
+    """The likely reason a space was read with low confidence, from what was read there."""
+    if r is None:
+        return "no reading"
+    if r.reason:
+        return r.reason
+    piece = {"empty": "an empty space", "tile": f"tile {r.code}", "spore": f"the {r.player} spore"}.get(
+        r.kind, f"a {r.kind}" if r.kind in ("rock", "tree") else f"a {r.kind} substrate")
+    if r.meeple and r.kind in FLAT_KINDS:
+        return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
+    if r.kind == "spore":
+        return f"read as {piece}; its side or its colour is not clear"
+    return f"read as {piece}, but it looks almost as much like another piece (check the light, or calibrate again)"

@@ -83,15 +83,21 @@ class Reading:
 
 
 def read_image(path: str | Path) -> np.ndarray:
-    """Load a BGR uint8 (h, w, 3) frame; raise :class:`UnreadableImageError`."""
+    """Load a BGR uint8 (h, w, 3) frame; raise :class:`UnreadableImageError` (also for a
+    JPEG or PNG file cut short, :mod:`companion.vision.image_file`)."""
     p = Path(path)
     if p.is_dir():
         raise UnreadableImageError(f"cannot read image {path}: this is a folder; give an image file (a .jpg or .png)")
     if not p.is_file():
         raise UnreadableImageError(f"cannot read image {path}: no such file")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-    if img is None or img.size == 0:
-        raise UnreadableImageError(f"cannot read image {path}: not an image format OpenCV can decode")
+    from companion.vision.image_file import decode_whole
+
+    try:
+        img, why = decode_whole(p)
+    except OSError as exc:
+        raise UnreadableImageError(f"cannot read image {path}: {exc.strerror}") from None
+    if img is None:   # truncated files too: OpenCV would return a partial picture
+        raise UnreadableImageError(f"cannot read image {path}: {why}")
     return img
 
 

@@ -50,7 +50,7 @@ def test_read_board_json(tmp_path, capsys, geo):
     assert len(result["confidence"]) == len(geo.spaces)
 
     code, out, _ = run(["read-board", str(img), "--intrinsics", str(tmp_path / "k.json"), "--hand", "P0.Y2.G4"], capsys)
-    assert code == 0 and "1 tiles" in out
+    assert code == 0 and "tiles: E5 P0.Y2.G4 (P0.Y2.G4, as printed)\nrocks: none" in out, out   # one tile, from the hand
 
 
 def test_read_board_errors_exit_2(tmp_path, capsys):

@@ -1,0 +1,73 @@
+"""``read-board`` without ``--json`` speaks the table's language: spaces by their printed labels
+(as on the dashboard and the layout pictures), no Python values, and a reason beside every
+space it is unsure of or cannot read."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import cv2
+import pytest
+from test_vision_cli import run
+from vision_frames import shoot
+
+from companion.vision.assistant import space_labels
+from companion.vision.cli import reading_lines
+from companion.vision.reader import BoardReader
+
+BOARD = {"tiles": [{"at": [0, 0], "paths": "P03.Y12.G45"}], "rocks": [[2, -1]],
+         "trees": [{"at": [1, 0], "mycorrhizae": ["blue", None, None, None]}], "substrates": [],
+         "spores": {"blue": {"at": [0, -4], "used": True}}, "meeples": {"blue": [0, 0]}}
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory, geo):
+    frame, intr = shoot(BOARD, geo, seed=3)
+    folder = tmp_path_factory.mktemp("board")
+    img = folder / "board.png"
+    cv2.imwrite(str(img), frame.image)
+    k = folder / "k.json"
+    intr.save(k)
+    return img, k, frame, intr
+
+
+def test_the_text_names_spaces_by_their_labels_without_python_values(photo, capsys):
+    img, k, _, _ = photo
+    code, out, err = run(["read-board", str(img), "--intrinsics", str(k)], capsys)
+    assert code == 0, err
+    labels = space_labels()
+    e5, tree, rock, spore = (labels[h] for h in ((0, 0), (1, 0), (2, -1), (0, -4)))
+    assert f"tiles: {e5} P03.Y12.G45" in out
+    assert f"rocks: {rock}" in out and f"trees: {tree} (markers blue top-left)" in out
+    assert f"spores: blue at {spore} (used side up)" in out and f"meeples: blue on {e5}" in out
+    assert "board registered with markers 0, 1, 2, 3 (reprojection" in out
+    for python in ("None", "Piece(", "{'", "['", "True", "False"):
+        assert python not in out, out
+
+
+def test_json_keeps_its_shape(photo, capsys):
+    img, k, _, _ = photo
+    code, out, _ = run(["read-board", str(img), "--intrinsics", str(k), "--json"], capsys)
+    got = json.loads(out)
+    assert code == 0 and set(got) == {"board", "confidence", "unreadable", "side_unknown", "registration"}
+    assert got["board"]["tiles"] == [{"at": [0, 0], "paths": "P03.Y12.G45"}]
+
+
+def test_every_unsure_or_unreadable_space_has_its_reason_beside_it(photo, geo):
+    _, _, frame, intr = photo
+    reading = BoardReader(geo, intrinsics=intr).read(frame.image)
+    reading.confidence["0,0"] = 0.31       # as if the tile had read poorly
+    reading.confidence["2,-1"] = 0.0
+    reading.unreadable["2,-1"] = "glare on F6: move the lamp"
+    labels = space_labels()
+    lines = reading_lines(reading, labels)
+    assert f"unsure: {labels[(0, 0)]} 0.31: read as tile P03.Y12.G45" in "\n".join(lines)
+    assert f"unreadable: {labels[(2, -1)]}: glare on F6: move the lamp" in lines
+    assert not any(re.search(r"\(-?\d+, ?-?\d+\)", line) for line in lines)   # no axial pairs where labels exist
+
+
+def test_a_board_without_labels_is_named_in_axial_coordinates(photo, geo):
+    _, _, frame, intr = photo
+    reading = BoardReader(geo, intrinsics=intr).read(frame.image)
+    assert "tiles: (0, 0) P03.Y12.G45" in reading_lines(reading, {})
