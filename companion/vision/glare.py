@@ -173,6 +173,40 @@ space measure the veil with the spread of the print (mottling, texture) on top, 
 spot of a few spaces removes a third of the cost or more, noise and a lone misread far less."""
 
 
+SKIRT_LEVEL = 1.2
+"""Mean lift (linear levels, each space's lift counted from 0 up) of the spaces around a lifted
+space from which the lift can be a glare spot's (:func:`spot_shaped`).  On the tuning styles
+(bands, meadow, inkline; every light, 4 boards each) the art of a space lifted alone left at
+most 0.5 around it, while every spot the fit kept left 2.3 or more around its brightest space."""
+
+
+def spot_shaped(lifted: np.ndarray, centres_px: np.ndarray) -> bool:
+    """Whether the light the reading leaves unexplained may be a glare spot: some space is
+    lifted by :data:`SEARCH_LEVEL` or more, and so, on average, are the spaces around it, by
+    :data:`SKIRT_LEVEL` or more.
+
+    ``lifted``: float (S,) light each space shows above what its reading explains (linear
+    levels, NaN where unknown); ``centres_px``: float (S, 2) space centres (px).  A lamp's
+    reflection adds light along a smooth falloff (:data:`FALLOFFS`) that reaches past the space
+    under its peak: at one space's spacing the sim's spots (60 to 160 px half-width, a power law)
+    keep a tenth or more of their peak.  A print whose art looks lighter than the class it was
+    read as (a halftone, a pale ink) lifts its own space alone.  The spot search (tens of ms on
+    a Pi) is then not started; a spot much smaller than a space is not told from such art and is
+    left to the clipped-sample checks and :mod:`companion.vision.veiled`.
+    """
+    top = np.flatnonzero(np.nan_to_num(lifted, nan=-np.inf) >= SEARCH_LEVEL)
+    if not len(top) or len(lifted) < 2:
+        return False
+    d = np.linalg.norm(centres_px[top, None, :] - centres_px[None, :, :], axis=2)  # (t, S)
+    d_all = np.linalg.norm(centres_px[:, None, :] - centres_px[None, :, :], axis=2)
+    np.fill_diagonal(d_all, np.inf)
+    spacing = float(np.median(d_all.min(1)))  # between neighbouring spaces
+    near = (d > 0) & (d < 1.3 * spacing)
+    lift = np.maximum(np.nan_to_num(lifted, nan=0.0), 0.0)
+    skirt = (near * lift[None]).sum(1) / np.maximum(near.sum(1), 1)
+    return bool((skirt >= SKIRT_LEVEL).any())
+
+
 def alternative_classes(readings) -> np.ndarray:
     """int (S, A, P) other whole-space explanations of each space, -1 where none or unknown.
 
@@ -263,6 +297,9 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     lifted = _masked_median(v0, np.isfinite(v0))  # each space under its reading
     if not (lifted >= SEARCH_LEVEL).any():
         return None  # no space is lifted above what it was read as: no spot to look for
+    centres = pts_px.mean(1) if pts_px.ndim == 3 else pts_px
+    if not spot_shaped(lifted, centres[ok]):
+        return None  # one space's art, not a spot: nothing around it is lifted
     if callable(alternatives):
         alternatives = alternatives()
     if alternatives is not None:
