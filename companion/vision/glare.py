@@ -14,7 +14,9 @@ those points is the veil there.  One spot ``A f(d / sigma)`` in image px, its fa
 Gaussian or a heavier-tailed power law (:data:`FALLOFFS`; then refined to an ellipse) is fitted to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
 and the board read again.  A first reading under the spot underrates it (a glared tree read
 as board implies too little veil), so the reader fits the spot again to each new reading until
-the reading stops changing.
+the reading stops changing.  The spot is searched for only where the light left unexplained
+has a spot's shape: some space lifted, and the spaces around it too (:func:`spot_shaped`; a
+print whose art looks lighter than its class lifts its own space alone).
 
 Near the middle of a strong spot the camera clips: a cream tile and the white of a spore show
 255 in every channel, and once the veil is taken off they would look grey like a rock.  Clipped
@@ -166,7 +168,8 @@ where the spot's shape asks for it, but not for the price of a small improvement
 SEARCH_LEVEL = 10.0
 """A spot is searched for only when some space shows at least this much more light (linear
 levels) than its reading explains (its unclipped points, where some clipped): in a frame without glare the search (tens of
-ms) is skipped, while a spot that misleads the first reading lifts its spaces by 15 or more."""
+ms) is skipped, while a spot that misleads the first reading lifts its spaces by 15 or more.
+A lifted space must have lifted surroundings too (:func:`spot_shaped`)."""
 ACCEPT_COST = 0.7
 """A spot is kept when it leaves at most this share of the cost of no spot: the zones of a
 space measure the veil with the spread of the print (mottling, texture) on top, so a real
