@@ -197,16 +197,16 @@ def spot_shaped(lifted: np.ndarray, centres_px: np.ndarray) -> bool:
     a Pi) is then not started; a spot much smaller than a space is not told from such art and is
     left to the clipped-sample checks and :mod:`companion.vision.veiled`.
     """
-    top = np.flatnonzero(np.nan_to_num(lifted, nan=-np.inf) >= SEARCH_LEVEL)
-    if not len(top) or len(lifted) < 2:
+    lift = np.where(np.isnan(lifted), 0.0, lifted)
+    top = np.flatnonzero(lift >= SEARCH_LEVEL)
+    if not len(top) or len(lift) < 2:
         return False
-    d = np.linalg.norm(centres_px[top, None, :] - centres_px[None, :, :], axis=2)  # (t, S)
-    d_all = np.linalg.norm(centres_px[:, None, :] - centres_px[None, :, :], axis=2)
-    np.fill_diagonal(d_all, np.inf)
-    spacing = float(np.median(d_all.min(1)))  # between neighbouring spaces
-    near = (d > 0) & (d < 1.3 * spacing)
-    lift = np.maximum(np.nan_to_num(lifted, nan=0.0), 0.0)
-    skirt = (near * lift[None]).sum(1) / np.maximum(near.sum(1), 1)
+    x, y = centres_px[:, 0], centres_px[:, 1]
+    d2 = (x[:, None] - x[None, :]) ** 2 + (y[:, None] - y[None, :]) ** 2  # (S, S) squared px
+    d2.flat[::len(x) + 1] = np.inf  # a space is not its own neighbour
+    spacing = float(np.median(np.sqrt(d2.min(1))))  # between neighbouring spaces
+    near = d2[top] < (1.3 * spacing) ** 2
+    skirt = near @ np.maximum(lift, 0.0) / np.maximum(near.sum(1), 1)
     return bool((skirt >= SKIRT_LEVEL).any())
 
 
