@@ -526,8 +526,9 @@ def main() -> int:
         med, floor = statistics.median(times), statistics.median(floors)
         print(f"time per frame read in full, cached registration: median {med:.1f} ms, p90 {np.percentile(times, 90):.1f} ms "
               f"(target <= 25 ms), load average {load:.1f}")
-        # a style whose art lifts a space above its reading makes the glare fit search for a spot
-        # (tens of ms) on a frame without glare: the median depends on the mix of styles
+        # a style whose art lifts spaces above their reading, the spaces around them too, makes the
+        # glare fit search for a spot (tens of ms) on a frame without glare (glare.spot_shaped): the
+        # median depends on the mix of styles
         print("    by style: " + ", ".join(f"{k} median {statistics.median(v):.1f} ms (CPU {statistics.median(by_style_cpu[k]):.1f})"
                                          for k, v in by_style.items() if v))
         if play:

@@ -14,7 +14,9 @@ those points is the veil there.  One spot ``A f(d / sigma)`` in image px, its fa
 Gaussian or a heavier-tailed power law (:data:`FALLOFFS`; then refined to an ellipse) is fitted to these per-space values (robustly: a misread space gives an outlier, not a spot), subtracted,
 and the board read again.  A first reading under the spot underrates it (a glared tree read
 as board implies too little veil), so the reader fits the spot again to each new reading until
-the reading stops changing.
+the reading stops changing.  The spot is searched for only where the light left unexplained
+has a spot's shape: some space lifted, and the spaces around it too (:func:`spot_shaped`; a
+print whose art looks lighter than its class lifts its own space alone).
 
 Near the middle of a strong spot the camera clips: a cream tile and the white of a spore show
 255 in every channel, and once the veil is taken off they would look grey like a rock.  Clipped
@@ -166,11 +168,46 @@ where the spot's shape asks for it, but not for the price of a small improvement
 SEARCH_LEVEL = 10.0
 """A spot is searched for only when some space shows at least this much more light (linear
 levels) than its reading explains (its unclipped points, where some clipped): in a frame without glare the search (tens of
-ms) is skipped, while a spot that misleads the first reading lifts its spaces by 15 or more."""
+ms) is skipped, while a spot that misleads the first reading lifts its spaces by 15 or more.
+A lifted space must have lifted surroundings too (:func:`spot_shaped`)."""
 ACCEPT_COST = 0.7
 """A spot is kept when it leaves at most this share of the cost of no spot: the zones of a
 space measure the veil with the spread of the print (mottling, texture) on top, so a real
 spot of a few spaces removes a third of the cost or more, noise and a lone misread far less."""
+
+
+SKIRT_LEVEL = 1.2
+"""Mean lift (linear levels, each space's lift counted from 0 up) of the spaces around a lifted
+space from which the lift can be a glare spot's (:func:`spot_shaped`).  On the tuning styles
+(bands, meadow, inkline; every light, 4 boards each) the art of a space lifted alone left at
+most 0.5 around it, while every spot the fit kept left 2.3 or more around its brightest space."""
+
+
+def spot_shaped(lifted: np.ndarray, centres_px: np.ndarray) -> bool:
+    """Whether the light the reading leaves unexplained may be a glare spot: some space is
+    lifted by :data:`SEARCH_LEVEL` or more, and so, on average, are the spaces around it, by
+    :data:`SKIRT_LEVEL` or more.
+
+    ``lifted``: float (S,) light each space shows above what its reading explains (linear
+    levels, NaN where unknown); ``centres_px``: float (S, 2) space centres (px).  A lamp's
+    reflection adds light along a smooth falloff (:data:`FALLOFFS`) that reaches past the space
+    under its peak: at one space's spacing the sim's spots (60 to 160 px half-width, a power law)
+    keep a tenth or more of their peak.  A print whose art looks lighter than the class it was
+    read as (a halftone, a pale ink) lifts its own space alone.  The spot search (tens of ms on
+    a Pi) is then not started; a spot much smaller than a space is not told from such art and is
+    left to the clipped-sample checks and :mod:`companion.vision.veiled`.
+    """
+    lift = np.where(np.isnan(lifted), 0.0, lifted)
+    top = np.flatnonzero(lift >= SEARCH_LEVEL)
+    if not len(top) or len(lift) < 2:
+        return False
+    x, y = centres_px[:, 0], centres_px[:, 1]
+    d2 = (x[:, None] - x[None, :]) ** 2 + (y[:, None] - y[None, :]) ** 2  # (S, S) squared px
+    d2.flat[::len(x) + 1] = np.inf  # a space is not its own neighbour
+    spacing = float(np.median(np.sqrt(d2.min(1))))  # between neighbouring spaces
+    near = d2[top] < (1.3 * spacing) ** 2
+    skirt = near @ np.maximum(lift, 0.0) / np.maximum(near.sum(1), 1)
+    return bool((skirt >= SKIRT_LEVEL).any())
 
 
 def alternative_classes(readings) -> np.ndarray:
@@ -263,6 +300,9 @@ def fit_veil_from_readings(bgr: np.ndarray, white: np.ndarray, expected: np.ndar
     lifted = _masked_median(v0, np.isfinite(v0))  # each space under its reading
     if not (lifted >= SEARCH_LEVEL).any():
         return None  # no space is lifted above what it was read as: no spot to look for
+    centres = pts_px.mean(1) if pts_px.ndim == 3 else pts_px
+    if not spot_shaped(lifted, centres[ok]):
+        return None  # one space's art, not a spot: nothing around it is lifted
     if callable(alternatives):
         alternatives = alternatives()
     if alternatives is not None:
