@@ -15,7 +15,8 @@ and the reader then decides:
 
 * **meeples** from evidence of a standing piece: on a spore of the same colour, that the core
   looks like the learned meeple rather than like either learned spore side (the meeple hides
-  the symbol); elsewhere, that the cap and core points fit the learned meeple colour better
+  the symbol), over the core points a meeple standing there would hide from this camera
+  (:func:`hidden_core`: its cap is seen displaced by the parallax); elsewhere, that the cap and core points fit the learned meeple colour better
   than anything a flat piece there could show.  One meeple per player at most, assigned
   jointly over all spaces (:func:`assign_meeples`, ``scipy.optimize.linear_sum_assignment``):
   two spaces showing one colour are settled by their meeple evidence, never by how sure the

@@ -21,3 +21,19 @@ def test_a_black_meeple_on_its_used_spore_under_a_dim_warm_lamp_is_not_lost(tmp_
     # and no other player's meeple appears where none stands
     for p, h in reading.board["meeples"].items():
         assert board["meeples"].get(p) == h
+
+
+def test_a_meeple_hides_the_core_beneath_its_cap_not_the_chip_beside_its_foot():
+    import numpy as np
+
+    from companion.vision import layout as L
+    from companion.vision.pieces import RING_POINTS, hidden_core
+
+    off = L.OFFSETS[RING_POINTS["core"]]
+    under, far = hidden_core(np.array([[0.0, 0.0], [0.15, 0.0]], np.float32))
+    # straight under the camera the meeple hides the whole core
+    assert under.all()
+    # seen from the left, its cap appears 0.15 s to the right: the core's left side shows,
+    # its right side and its centre (the foot) stay hidden
+    assert far[off[:, 0] > 0.05].all() and far[np.abs(off[:, 0]) < 0.05].all()
+    assert not far[off[:, 0] < -0.1].any()
