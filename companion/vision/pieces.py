@@ -291,9 +291,11 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     ``-EVIDENCE_CLIP``.  ``features``: a function giving the :func:`symbol_features` (n, 3, 5)
     of the spaces of an int index array (n,) into ``lab`` (a reader that computed them already);
     ``None`` computes them.  ``hidden``: bool (S, n) the core points a meeple standing on each
-    space would hide (:func:`hidden_core`), or ``None`` (all): on its own spore only those are
-    compared, since a meeple is a standing piece and, under a tilted camera, the chip and its
-    symbol show beside its foot on the side towards the camera.
+    space would hide (:func:`hidden_core`), or ``None`` (all): on its own spore those are
+    compared too, since a meeple is a standing piece and, under a tilted camera, the chip and its
+    symbol show beside its foot on the side towards the camera; the better of the two views
+    (whole core, hidden part) counts, as a meeple leaning or smaller than documented hides
+    other points.
     """
     pts = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
     x = lab[:, pts]
@@ -321,6 +323,12 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
             own_feat = _hidden_features(lab[sp], np.asarray(hidden, bool)[sp])
             own_side = np.minimum(z_distance(own_feat, model.spore[p, 0], core),
                                   z_distance(own_feat, model.spore[p, 1], core))
+        def d_own_whole(q: int) -> np.ndarray:
+            d = z_distance(feat, model.meeple_rings[q], core)
+            if model.meeple_on_spore is not None:
+                d = np.minimum(d, z_distance(feat, model.meeple_on_spore[q], core))
+            return d
+
         for q in range(len(PLAYERS)):
             d_meeple = z_distance(feat, model.meeple_rings[q], core)
             d_own = z_distance(own_feat, model.meeple_rings[q], core)
@@ -330,6 +338,11 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
                 d_own = np.minimum(d_own, z_distance(own_feat, model.meeple_on_spore[q], core))
             d_meeple = np.where(p == q, d_own, d_meeple)
             symbol = SYMBOL_WEIGHT * (np.minimum(np.where(p == q, own_side, d_side), 6.0) - d_meeple)
+            if hidden is not None:
+                # a meeple leaning, or smaller than documented, hides other points than these:
+                # its own spore keeps the better of the two views, the whole core or the hidden part
+                whole = SYMBOL_WEIGHT * (np.minimum(d_side, 6.0) - np.where(p == q, d_own_whole(q), d_meeple))
+                symbol = np.where(p == q, np.maximum(symbol, whole), symbol)
             # another player's meeple would hide the whole symbol: one still showing rules it
             # out, however near the meeple's look the core also lies
             symbol = np.where((p != q) & (d_side < SYMBOL_SHOWS), -EVIDENCE_CLIP, symbol)
