@@ -323,6 +323,7 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
             own_feat = _hidden_features(lab[sp], np.asarray(hidden, bool)[sp])
             own_side = np.minimum(z_distance(own_feat, model.spore[p, 0], core),
                                   z_distance(own_feat, model.spore[p, 1], core))
+
         def d_own_whole(q: int) -> np.ndarray:
             d = z_distance(feat, model.meeple_rings[q], core)
             if model.meeple_on_spore is not None:
