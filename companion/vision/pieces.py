@@ -15,7 +15,8 @@ and the reader then decides:
 
 * **meeples** from evidence of a standing piece: on a spore of the same colour, that the core
   looks like the learned meeple rather than like either learned spore side (the meeple hides
-  the symbol); elsewhere, that the cap and core points fit the learned meeple colour better
+  the symbol), over the core points a meeple standing there would hide from this camera
+  (:func:`hidden_core`: its cap is seen displaced by the parallax); elsewhere, that the cap and core points fit the learned meeple colour better
   than anything a flat piece there could show.  One meeple per player at most, assigned
   jointly over all spaces (:func:`assign_meeples`, ``scipy.optimize.linear_sum_assignment``):
   two spaces showing one colour are settled by their meeple evidence, never by how sure the
@@ -233,13 +234,46 @@ def nearest_token(model: PieceModel, feat: np.ndarray, covered: np.ndarray) -> t
     return best, conf.astype(np.float32), dist
 
 
+HIDDEN_CAP_RADIUS = 0.225
+"""Least radius (units of s) of a meeple's cap: the documented 0.3 s less the 25 % a copy of the
+game may differ by.  A point of the table within it of where the cap is seen is hidden by it."""
+
+
+def hidden_core(shift_s: np.ndarray) -> np.ndarray:
+    """bool (S, n) which of the core points (:data:`RING_POINTS` ``["core"]``) of each space a
+    meeple standing there hides from the camera, from ``shift_s`` float (S, 2): where its cap
+    (:data:`layout.CAP_HEIGHT_MM`) is seen on the table, relative to the space centre, in units
+    of s (:func:`companion.vision.pose.parallax_shift`).  Its foot hides the centre points; its
+    cap every point within :data:`HIDDEN_CAP_RADIUS` of where the cap is seen.  Far from the
+    point under the camera the cap is seen well beyond the foot, and the table between, on the
+    side towards the camera, shows beside it."""
+    core = RING_POINTS["core"]
+    off = L.OFFSETS[core]
+    near = np.linalg.norm(off[None, :, :] - np.asarray(shift_s, np.float32)[:, None, :], axis=2) < HIDDEN_CAP_RADIUS
+    foot = (core >= L.CENTRE.start) & (core < L.CENTRE.stop)
+    return near | foot[None, :]
+
+
+def _hidden_features(lab: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """float32 (S, 1, 5) :func:`ring_stats` of the core of Lab (S, P, 3) over its hidden points
+    only (bool (S, n), :func:`hidden_core`)."""
+    core = RING_POINTS["core"]
+    out = np.empty((len(lab), 1, STATS), np.float32)
+    for i in range(len(lab)):
+        x = lab[i, core[hidden[i]]]
+        out[i, 0, :3] = np.percentile(x[:, 0], (10, 50, 90))
+        out[i, 0, 3:] = np.median(x[:, 1:], axis=0)
+    return out
+
+
 TOKEN_MATCH = 2.5
 """RMS z-distance within which a round piece's whole look (all rings) matches a learned piece
 well enough to overrule what its colours said."""
 
 
 def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of: np.ndarray,
-                    player_class: np.ndarray, flat_classes: np.ndarray, features=None) -> np.ndarray:
+                    player_class: np.ndarray, flat_classes: np.ndarray, features=None,
+                    hidden: np.ndarray | None = None) -> np.ndarray:
     """float32 (S, 4) evidence (log-likelihood units) that each player's meeple stands on each space.
 
     ``lab``: float32 (S, P, 3) Lab samples; ``ll``: float32 (S, P, K) their clipped class
@@ -256,7 +290,12 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     a core within :data:`SYMBOL_SHOWS` of a learned side gives it the least evidence,
     ``-EVIDENCE_CLIP``.  ``features``: a function giving the :func:`symbol_features` (n, 3, 5)
     of the spaces of an int index array (n,) into ``lab`` (a reader that computed them already);
-    ``None`` computes them.
+    ``None`` computes them.  ``hidden``: bool (S, n) the core points a meeple standing on each
+    space would hide (:func:`hidden_core`), or ``None`` (all): on its own spore those are
+    compared too, since a meeple is a standing piece and, under a tilted camera, the chip and its
+    symbol show beside its foot on the side towards the camera; the better of the two views
+    (whole core, hidden part) counts, as a meeple leaning or smaller than documented hides
+    other points.
     """
     pts = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
     x = lab[:, pts]
@@ -277,14 +316,34 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
         p = spore_of[sp]
         core = slice(0, 1)
         d_side = np.minimum(z_distance(feat, model.spore[p, 0], core), z_distance(feat, model.spore[p, 1], core))
+        if hidden is None:
+            own_feat, own_side = feat, d_side
+        else:
+            # its own meeple, if one stands there, hides these points wherever it stands
+            own_feat = _hidden_features(lab[sp], np.asarray(hidden, bool)[sp])
+            own_side = np.minimum(z_distance(own_feat, model.spore[p, 0], core),
+                                  z_distance(own_feat, model.spore[p, 1], core))
+
+        def d_own_whole(q: int) -> np.ndarray:
+            d = z_distance(feat, model.meeple_rings[q], core)
+            if model.meeple_on_spore is not None:
+                d = np.minimum(d, z_distance(feat, model.meeple_on_spore[q], core))
+            return d
+
         for q in range(len(PLAYERS)):
             d_meeple = z_distance(feat, model.meeple_rings[q], core)
+            d_own = z_distance(own_feat, model.meeple_rings[q], core)
             if model.meeple_on_spore is not None:
                 # the meeple as calibrated standing on its own spore: under a dim or warm lamp
                 # a dark meeple on its dark chip matches it better than its look on an empty space
-                own = z_distance(feat, model.meeple_on_spore[q], core)
-                d_meeple = np.where(p == q, np.minimum(d_meeple, own), d_meeple)
-            symbol = SYMBOL_WEIGHT * (np.minimum(d_side, 6.0) - d_meeple)
+                d_own = np.minimum(d_own, z_distance(own_feat, model.meeple_on_spore[q], core))
+            d_meeple = np.where(p == q, d_own, d_meeple)
+            symbol = SYMBOL_WEIGHT * (np.minimum(np.where(p == q, own_side, d_side), 6.0) - d_meeple)
+            if hidden is not None:
+                # a meeple leaning, or smaller than documented, hides other points than these:
+                # its own spore keeps the better of the two views, the whole core or the hidden part
+                whole = SYMBOL_WEIGHT * (np.minimum(d_side, 6.0) - np.where(p == q, d_own_whole(q), d_meeple))
+                symbol = np.where(p == q, np.maximum(symbol, whole), symbol)
             # another player's meeple would hide the whole symbol: one still showing rules it
             # out, however near the meeple's look the core also lies
             symbol = np.where((p != q) & (d_side < SYMBOL_SHOWS), -EVIDENCE_CLIP, symbol)

@@ -76,3 +76,19 @@ def project_raised(reg: Registration, pts_mm: np.ndarray, height_mm: float | np.
     obj = np.column_stack([pts, z]).reshape(-1, 1, 3)
     out, _ = cv2.projectPoints(obj, rvec, tvec, k, dist)
     return out.reshape(-1, 2).astype(np.float32)
+
+
+def parallax_shift(reg: Registration, pts_mm: np.ndarray, height_mm: float) -> np.ndarray:
+    """float32 (n, 2) mm: where on the table plane a point ``height_mm`` above each board point
+    (n, 2) is seen, relative to that board point (away from the point under the camera).
+
+    The ray from the camera centre C (board mm, z into the table, from :func:`camera_pose`)
+    through the raised point meets the table at ``p + (p - C_xy) h / (H - h)``, H the camera's
+    height above the table (similar triangles; the lens distortion moves both alike and is left out).
+    """
+    _, _, rvec, tvec = camera_pose(reg)
+    r, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
+    c = -r.T @ np.asarray(tvec, np.float64).reshape(3)
+    height = max(-float(c[2]), height_mm + 1.0)
+    pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
+    return ((pts - c[None, :2]) * height_mm / (height - height_mm)).astype(np.float32)

@@ -28,8 +28,8 @@ from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
-from companion.vision.pose import project_raised
-from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, meeple_evidence, nearest_token,
+from companion.vision.pose import parallax_shift, project_raised
+from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, hidden_core, meeple_evidence, nearest_token,
                                     symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
@@ -155,6 +155,16 @@ class BoardReader:
             reg.cache["maps"] = (np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]))
         return reg.cache["maps"]
 
+    def _hidden_core(self, reg: Registration) -> np.ndarray:
+        """Cached bool (S, c): the core points of each space a meeple standing there hides from
+        this camera (:func:`companion.vision.pieces.hidden_core`, its cap seen displaced by
+        :func:`companion.vision.pose.parallax_shift`)."""
+        if "hidden_core" not in reg.cache:
+            centres = np.array([self.geo.center_mm(h) for h in self.geo.spaces], np.float32)
+            shift = parallax_shift(reg, centres, L.CAP_HEIGHT_MM) / self.geo.hex_size_mm
+            reg.cache["hidden_core"] = hidden_core(shift)
+        return reg.cache["hidden_core"]
+
     def sample_bgr(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
         """float32 (N, 3) camera BGR at every space sample point, then every white reference point."""
         mx, my = self._maps(reg)
@@ -255,14 +265,16 @@ class BoardReader:
 
     def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
                      rows: np.ndarray, evidence: np.ndarray, veil: np.ndarray | None = None,
-                     committed: list[SpaceReading] | None = None) -> list[SpaceReading]:
+                     committed: list[SpaceReading] | None = None,
+                     hidden: np.ndarray | None = None) -> list[SpaceReading]:
         """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`).
 
         ``lab``, ``ll``: samples and log-likelihoods of the spaces ``rows`` (int (n,)), whose
         readings are ``readings``; ``evidence``: float32 (S, 4) meeple evidence of every space,
         updated in place for ``rows``; ``veil``: float32 (N, 3) glare removed, or ``None`` (a
         space under the spot needs strong meeple evidence); ``committed``: the readings of every
-        space in an incremental read (those outside ``rows`` tell which spores lie elsewhere).
+        space in an incremental read (those outside ``rows`` tell which spores lie elsewhere);
+        ``hidden``: bool (n, c) the core points of ``rows`` a meeple would hide (:meth:`_hidden_core`).
         Meeples are assigned jointly over all spaces, the
         spaces whose meeple changed are read again with it, spore sides by distance to the
         learned sides.  Returns the readings of ``rows``.
@@ -276,7 +288,7 @@ class BoardReader:
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
-        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features)
+        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         owner, mconf = owner_all[rows], mconf_all[rows]
@@ -438,7 +450,8 @@ class BoardReader:
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
-            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil)
+            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
+                                         hidden=self._hidden_core(reg))
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -504,7 +517,8 @@ class BoardReader:
         evidence = None
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
-            new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old)
+            new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old,
+                                    hidden=self._hidden_core(reg)[rows])
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
