@@ -3,9 +3,11 @@
 Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
 "registration": {"markers": [...], "reprojection_px": float}}`` with ``--json``; otherwise the
 reading in words, every space by its printed label (``E5``, as on the dashboard), and each
-space read with low confidence or not at all with its reason.  ``unreadable`` names the spaces the camera could not read (their
-confidence is 0 and their piece in ``board`` is a guess) and why, e.g. "glare on F6: move the
-lamp".  Exit 2 with the reason
+space read with low confidence or not at all with its reason (the pieces of the spaces it could
+not read are left out of the lists, those spaces named once per reason).  ``unreadable`` names
+the spaces the camera could not read and why, e.g. "glare on F6: move the lamp": their
+confidence is 0 and what ``board`` holds there is the reader's best guess, kept so the board
+stays a whole position; trust no piece on a space listed in ``unreadable``.  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, or when no board is found.
 """
 
@@ -109,31 +111,34 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
         return name((q, r))
 
     b, reg = reading.board, reading.registration
+    unreadable = {tuple(int(v) for v in key.split(",")) for key in reading.unreadable}
+    readable = lambda at: (int(at[0]), int(at[1])) not in unreadable  # noqa: E731 - a guess there is no reading
     lines = [f"board registered with markers {', '.join(str(m) for m in sorted(reg.markers_px))} "
              f"(reprojection {reg.reprojection_px:.2f} px)"]
 
     def listing(what: str, items: list[str]) -> None:
         lines.append(f"{what}: {', '.join(items) if items else 'none'}")
 
-    listing("tiles", [f"{name(t['at'])} {tile_words(t['paths'], list(printed_codes))}" for t in b.get("tiles", [])])
-    listing("rocks", [name(r) for r in b.get("rocks", [])])
+    listing("tiles", [f"{name(t['at'])} {tile_words(t['paths'], list(printed_codes))}" for t in b.get("tiles", []) if readable(t["at"])])
+    listing("rocks", [name(r) for r in b.get("rocks", []) if readable(r)])
     trees = []
-    for t in b.get("trees", []):
+    for t in (t for t in b.get("trees", []) if readable(t["at"])):
         slots = [f"{p} {SLOT_NAMES[k]}" for k, p in enumerate(t.get("mycorrhizae", [])) if p]
         trees.append(f"{name(t['at'])} ({'markers ' + ', '.join(slots) if slots else 'four empty slots'})")
     listing("trees", trees)
-    listing("substrates", [f"{name(sub['at'])} {sub['kind']}" for sub in b.get("substrates", [])])
+    listing("substrates", [f"{name(sub['at'])} {sub['kind']}" for sub in b.get("substrates", []) if readable(sub["at"])])
     side_unknown = reading.side_unknown
     spores = []
     for p, sp in b.get("spores", {}).items():
+        if not readable(sp["at"]):
+            continue
         key = f"{sp['at'][0]},{sp['at'][1]}"
         side = ("side not visible: " + side_unknown[key] if sp.get("used") is None
                 else "used side up" if sp["used"] else "unused side up")
         spores.append(f"{p} at {name(sp['at'])} ({side})")
     listing("spores", spores)
-    listing("meeples", [f"{p} on {name(at)}" for p, at in b.get("meeples", {}).items()])
-    for key, why in sorted(reading.unreadable.items(), key=lambda kv: key_name(kv[0])):
-        lines.append(f"unreadable: {key_name(key)}: {why}")
+    listing("meeples", [f"{p} on {name(at)}" for p, at in b.get("meeples", {}).items() if readable(at)])
+    lines += unreadable_lines({key_name(k): why for k, why in reading.unreadable.items()})
     low = sorted((v, k) for k, v in reading.confidence.items() if v < LOW_CONFIDENCE and k not in reading.unreadable)
     for v, key in low[:MOST_LISTED]:
         q, r = (int(x) for x in key.split(","))
@@ -144,6 +149,31 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
         v, key = min((v, k) for k, v in reading.confidence.items())
         lines.append(f"every space read with confidence {LOW_CONFIDENCE} or more (least sure: {key_name(key)} {v:.2f})")
     return lines
+
+
+def unreadable_lines(why_by_space: dict[str, str]) -> list[str]:
+    """One line per reason for the spaces that could not be read (``why_by_space``: printed
+    label -> reason), not one per space: a lamp's glare spot covers a dozen spaces with the
+    same reason.  A reason naming its own space ("glare on C5: move the lamp") names them all
+    in its place (``unreadable: glare on C5, C6, D5: move the lamp``); any other reason follows
+    the spaces it concerns (``unreadable: D6, E7: glare near D5: move the lamp``)."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for space in sorted(why_by_space, key=_label_order):
+        why = why_by_space[space]
+        own = f" {space}:" in f" {why}"
+        groups.setdefault((why.replace(f" {space}:", " {}:", 1) if own else why, own), []).append(space)
+    lines = []
+    for (why, own), spaces in groups.items():
+        lines.append(f"unreadable: {why.replace('{}', ', '.join(spaces), 1)}" if own
+                     else f"unreadable: {', '.join(spaces)}: {why}")
+    return lines
+
+
+def _label_order(label: str) -> tuple:
+    """``C5`` before ``C10``: a label's letters, then its number."""
+    head = label.rstrip("0123456789")
+    tail = label[len(head):]
+    return (head, int(tail) if tail else -1, label)
 
 
 def _why_unsure(r) -> str:

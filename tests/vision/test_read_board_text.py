@@ -71,3 +71,22 @@ def test_a_board_without_labels_is_named_in_axial_coordinates(photo, geo):
     _, _, frame, intr = photo
     reading = BoardReader(geo, intrinsics=intr).read(frame.image)
     assert "tiles: (0, 0) P03.Y12.G45" in reading_lines(reading, {})
+
+
+def test_pieces_on_unreadable_spaces_are_not_listed_and_one_reason_is_one_line(photo, geo):
+    # a glare spot over several spaces: the text claims no piece there, and says the reason once
+    _, _, frame, intr = photo
+    reading = BoardReader(geo, intrinsics=intr).read(frame.image)
+    labels = space_labels()
+    glared = [(0, 0), (1, 0), (2, -1), (0, -4)]         # the tile and its meeple, the tree, the rock, the spore
+    for h in glared:
+        reading.confidence[f"{h[0]},{h[1]}"] = 0.0
+        reading.unreadable[f"{h[0]},{h[1]}"] = f"glare on {labels[h]}: move the lamp"
+    reading.unreadable["3,-3"] = f"glare near {labels[(2, -1)]}: move the lamp"
+    lines = reading_lines(reading, labels)
+    assert {"tiles: none", "rocks: none", "trees: none", "spores: none", "meeples: none"} <= set(lines), lines
+    unreadable = [line for line in lines if line.startswith("unreadable")]
+    assert len(unreadable) == 2, unreadable
+    names = sorted(labels[h] for h in glared)
+    assert f"unreadable: glare on {', '.join(names)}: move the lamp" in unreadable
+    assert f"unreadable: {labels[(3, -3)]}: glare near {labels[(2, -1)]}: move the lamp" in unreadable
