@@ -120,7 +120,8 @@ def _colours(args: argparse.Namespace) -> int:
             from companion.vision.reader import read_image
             frames, photos = [read_image(p) for p in args.image], list(args.image)
         _check_sizes(frames, photos, args.intrinsics)
-        misplaced = _check_photos(frames, photos, layouts, names, args.intrinsics, args.force)
+        misplaced = _check_resolution(frames, photos, args.force, args.out)
+        misplaced += _check_photos(frames, photos, layouts, names, args.intrinsics, args.force)
         profile, summary = calibrate_pieces(photos, intrinsics=args.intrinsics, layouts=layouts, frames=frames)
     except (VisionError, ValueError, OSError) as exc:
         return _fail(str(exc))
@@ -356,6 +357,22 @@ def _check_sizes(frames, photos, intrinsics) -> None:
                               f"photos, and they hold only at that size: take the calibration photos at {iw}x{ih} "
                               f"with the mounted camera, or run 'calibrate camera' again on {w}x{h} photos; nothing "
                               "was written")
+
+
+def _check_resolution(frames, photos, force: bool, out) -> list[str]:
+    """Refuse photos too small for the reader however the camera was placed, with the sentence
+    ``camera check`` gives (:func:`companion.vision.assistant.resolution_problem`): the pieces
+    cover too few pixels to learn them from.  With ``force``, the sentences come back as
+    warnings instead.  Raises :class:`~companion.vision.errors.VisionError`."""
+    from companion.vision.assistant import resolution_problem
+    from companion.vision.errors import VisionError
+
+    small = [f"{photo}: {why}" for frame, photo in zip(frames, photos)
+             if (why := resolution_problem((frame.shape[1], frame.shape[0])))]
+    if small and not force:
+        raise VisionError(f"{'; '.join(small)}; retake the photos at 1920x1080, or keep a profile from these photos "
+                          f"anyway with --force; {out} was not changed")
+    return small
 
 
 def _write_atomically(path, write) -> None:

@@ -8,7 +8,9 @@ not read are left out of the lists, those spaces named once per reason).  ``unre
 the spaces the camera could not read and why, e.g. "glare on F6: move the lamp": their
 confidence is 0 and what ``board`` holds there is the reader's best guess, kept so the board
 stays a whole position; trust no piece on a space listed in ``unreadable``.  Exit 2 with the reason
-on stderr for an unreadable image, bad intrinsics, profile or hand, or when no board is found.
+on stderr for an unreadable image, bad intrinsics, profile or hand, a frame too small for the
+reader (``camera check``'s sentence) or of another size than the calibration's, or when no
+board is found.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _read_board(args: argparse.Namespace) -> int:
     from calibration.intrinsics import CalibrationError, load_intrinsics
     from companion.tiles import TileCodeError, validate
+    from companion.vision.assistant import resolution_problem
     from companion.vision.errors import VisionError
     from companion.vision.geometry import DEFAULT_EDITION, BoardGeometryError
     from companion.vision.profile import ProfileError, frame_size_problem, load_profile
@@ -47,6 +50,9 @@ def _read_board(args: argparse.Namespace) -> int:
         wrong_size = frame_size_problem((frame.shape[1], frame.shape[0]), profile, intr)
         if wrong_size:
             raise VisionError(wrong_size)
+        too_small = resolution_problem((frame.shape[1], frame.shape[0]), reader.geo)
+        if too_small:   # the reader would misread pieces shown in a few pixels: camera check's sentence
+            raise VisionError(too_small)
         reading = reader.read(frame, hand=hand)
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError, TileCodeError) as exc:
         print(f"mycelium-companion read-board: {exc}", file=sys.stderr)

@@ -61,7 +61,7 @@ def test_read_board_errors_exit_2(tmp_path, capsys):
     code, _, err = run(["read-board", str(junk)], capsys)
     assert code == 2 and "cannot read image" in err
     empty = tmp_path / "table.png"
-    cv2.imwrite(str(empty), np.full((480, 640, 3), 90, np.uint8))
+    cv2.imwrite(str(empty), np.full((1080, 1920, 3), 90, np.uint8))  # big enough to be looked at
     code, out, err = run(["read-board", str(empty), "--json"], capsys)
     assert code == 2 and out == "" and "no board found" in err
     code, _, err = run(["read-board", str(empty), "--hand", "Q9"], capsys)
@@ -93,6 +93,6 @@ def test_colour_calibration_adapts_to_a_warm_lamp(tmp_path, capsys, geo, codes):
 
 def test_colour_calibration_without_board_is_exit_2(tmp_path, capsys):
     empty = tmp_path / "table.png"
-    cv2.imwrite(str(empty), np.full((480, 640, 3), 90, np.uint8))
+    cv2.imwrite(str(empty), np.full((1080, 1920, 3), 90, np.uint8))  # big enough to be looked at
     code, _, err = run(["calibrate", "colours", "--image", str(empty), "--out", str(tmp_path / "p.json")], capsys)
     assert code == 2 and "no board found" in err
