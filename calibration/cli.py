@@ -45,7 +45,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                      help="layout of each photo, in order: 1, 2, 3, old-1, old-2, old-3 (the layouts of earlier "
                           "versions) or a layout JSON (default: 1, 2, 3 in order; with --camera, the layouts to "
                           "photograph)")
-    col.add_argument("--out", default="colour-profile.json", help="profile file to write (default colour-profile.json)")
+    col.add_argument("--out", default="colours.json", help="profile file to write (default colours.json, the name doctor and the docs use)")
     col.add_argument("--json", action="store_true", help="print a summary as JSON")
     col.add_argument("--force", action="store_true",
                      help="write the profile even when two colours barely differ (normally refused: retake the photos)")

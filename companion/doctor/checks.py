@@ -153,11 +153,11 @@ def check_camera_controls(s: Settings) -> Check:
     while a hand crosses the board shifts every colour the profile was measured with."""
     from companion.table.camera_controls import CameraSettings, CameraSettingsError, settings_beside
     stored = settings_beside(s.profile) if s.profile else None
-    if stored is not None and stored.is_file():   # written by 'calibrate colours --camera'
+    if stored is not None and stored.is_file():   # written by 'calibrate pieces --camera'
         try:
             cs = CameraSettings.load(stored)
         except (OSError, CameraSettingsError) as e:
-            return Check("camera locked", "fail", str(e), f"calibrate colours --camera {s.camera} again")
+            return Check("camera locked", "fail", str(e), f"calibrate pieces --camera {s.camera} again")
         if cs.not_locked:
             return Check("camera locked", "warn", f"{stored.name}: {cs.describe()}",
                          "colours may drift with the light: use the Pi camera, or a webcam whose driver offers these")
@@ -167,13 +167,13 @@ def check_camera_controls(s: Settings) -> Check:
         return Check("camera locked", "unknown",
                      "no saved camera settings beside the colour profile"
                      + ("" if s.profile else " (no profile is set)"),
-                     f"calibrate colours --camera {s.camera} locks exposure, white balance and focus and stores "
+                     f"calibrate pieces --camera {s.camera} locks exposure, white balance and focus and stores "
                      "them beside the profile")
     path, c = found
     loose = [k for k in LOCKED_KEYS if c.get(k, True) not in (False, 0)]
     if loose:
         return Check("camera locked", "fail", f"{path.name}: {', '.join(loose)} still on: colours drift with the light",
-                     "calibrate colours again with the camera settings locked")
+                     "calibrate pieces again with the camera settings locked")
     values = [f"exposure {c['ExposureTime']} us" if "ExposureTime" in c else "",
               f"gain {c['AnalogueGain']}" if "AnalogueGain" in c else "",
               f"colour gains {c['ColourGains']}" if "ColourGains" in c else ""]
@@ -349,7 +349,7 @@ def check_profile(s: Settings, camera: dict | None) -> Check:
     """The colour profile the service uses exists, loads, and was made with this camera."""
     if not s.profile:
         return Check("colour profile", "fail", f"none set ({s.source}): the reference copy's colours are used",
-                     f"mycelium-companion calibrate colours --camera {s.camera} --out {config_dir() / 'colours.json'}, "
+                     f"mycelium-companion calibrate pieces --camera {s.camera} --out {config_dir() / 'colours.json'}, "
                      f"then add --profile with that path to MYCELIUM_ARGS in {SETTINGS}")
     if s.profile.startswith("~"):
         return Check("colour profile", "fail", f"{s.profile}: the service gets no ~ expanded",
@@ -358,7 +358,7 @@ def check_profile(s: Settings, camera: dict | None) -> Check:
     try:
         load_profile(s.profile)
     except ProfileError as e:
-        return Check("colour profile", "fail", str(e), "calibrate colours again")
+        return Check("colour profile", "fail", str(e), "calibrate pieces again")
     return _made_with(Check("colour profile", "ok", s.profile), s.profile, camera)
 
 

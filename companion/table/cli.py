@@ -673,8 +673,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--new-pin", action="store_true", help="draw a new table PIN instead of the one kept beside the log")
     p.add_argument("--replay", metavar="DIR", default=None, help="replay a recording through the same code")
     p.add_argument("--intrinsics", default=None, help="camera intrinsics JSON from 'calibrate camera'")
-    p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate colours'")
+    p.add_argument("--profile", default=None, help="colour profile JSON from 'calibrate pieces'")
     p.add_argument("--camera-settings", default=None,
                    help="locked exposure/gain/white balance/focus (default: camera-settings.json beside --profile, "
-                        "written by 'calibrate colours --camera'; settled and written on the first start when missing)")
+                        "written by 'calibrate pieces --camera'; settled and written on the first start when missing)")
     p.set_defaults(func=cmd_run)

@@ -380,7 +380,7 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
         elif len(low) > 3:
             advice.append(Advice("calibrate", f"{len(low)} spaces are read with low confidence ({', '.join(low[:6])}"
                                               f"{', ...' if len(low) > 6 else ''}): fix the advice above, then run "
-                                              "'calibrate colours' again under this light"))
+                                              "'calibrate pieces' again under this light"))
     return rep
 
 

@@ -27,7 +27,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     src.add_argument("--camera", metavar="SRC", help="picamera2, a webcam index (0) or a folder of frames")
     c.add_argument("--out", metavar="PNG", help="write the annotated picture here")
     c.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera'")
-    c.add_argument("--profile", metavar="P", help="colour profile from 'calibrate colours': adds the confidence map")
+    c.add_argument("--profile", metavar="P", help="colour profile from 'calibrate pieces': adds the confidence map")
     c.add_argument("--edition", metavar="DIR", help="edition folder (default: the built-in one)")
     c.add_argument("--json", action="store_true", help="print the findings as JSON")
     c.add_argument("--web", action="store_true", help="with --camera: serve the live setup page")

@@ -189,10 +189,10 @@ def check_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourProfi
         if getattr(profile, "builtin", False):   # nothing was calibrated: nothing "changed since calibration"
             raise FrameQualityError(
                 f"the frame's colours are far from the built-in colour profile of the reference copy ({share}): "
-                "this copy, this camera or this lamp differs from it; run 'calibrate colours' at this table "
+                "this copy, this camera or this lamp differs from it; run 'calibrate pieces' at this table "
                 "and pass its profile with --profile", "off-profile")
         raise FrameQualityError(
             f"the frame's colours are far from the calibrated colour profile ({share}): the camera's colour "
-            "settings or the lamp changed since calibration; restore them, or run 'calibrate colours' again",
+            "settings or the lamp changed since calibration; restore them, or run 'calibrate pieces' again",
             "off-profile")
     return s

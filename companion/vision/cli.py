@@ -24,7 +24,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``read-board`` to the top-level parser."""
     p = sub.add_parser("read-board", help="read the board from an overhead camera photo")
     p.add_argument("image", metavar="IMAGE", help="camera frame (any format OpenCV reads)")
-    p.add_argument("--profile", metavar="P", help="profile JSON from 'calibrate pieces' or 'calibrate colours' (default: built-in)")
+    p.add_argument("--profile", metavar="P", help="profile JSON from 'calibrate pieces' (default: built-in)")
     p.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera' (undistorts the lens)")
     p.add_argument("--hand", metavar="CODES", help="comma-separated tile codes that can appear, e.g. P03,Y03.G1")
     p.add_argument("--edition", metavar="DIR", help="edition folder (default: the built-in default edition)")

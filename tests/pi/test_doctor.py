@@ -314,7 +314,7 @@ def test_qr_code_with_a_bare_host_name_is_a_warning(table):
 def test_no_profile_or_intrinsics_set(table):
     probes, settings, _ = table
     got = checks(probes, settings, profile=None, intrinsics=None)
-    assert got["colour profile"].status == "fail" and "calibrate colours" in got["colour profile"].fix
+    assert got["colour profile"].status == "fail" and "calibrate pieces" in got["colour profile"].fix
     assert got["intrinsics"].status == "fail" and "calibrate camera" in got["intrinsics"].fix
 
 

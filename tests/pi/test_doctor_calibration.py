@@ -1,4 +1,4 @@
-"""``doctor`` reads the camera settings ``calibrate colours --camera`` stores, and its advice
+"""``doctor`` reads the camera settings ``calibrate pieces --camera`` stores, and its advice
 names the user's real config folder ($XDG_CONFIG_HOME), not a ``~/.config`` it does not use."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ def test_a_calibration_photo_is_recognised_and_no_recalibration_advised(calibrat
         rep = json.loads(capsys.readouterr().out)
         low = [s for s, v in rep["confidence"].items() if v < 0.6]
         texts = " ".join(a["text"] for a in rep["advice"])
-        assert "calibrate colours' again" not in texts, texts
+        assert "calibrate pieces' again" not in texts, texts
         if n == 1:    # its meeples on empty spaces: the case the advice used to misfire on
             assert len(low) > 3, rep["confidence"]
         if len(low) > 3:

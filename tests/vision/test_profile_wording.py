@@ -17,7 +17,7 @@ def test_off_profile_with_the_built_in_profile_asks_for_a_calibration(geo, photo
     with pytest.raises(FrameQualityError) as exc:
         BoardReader(geo, intrinsics=intr).read(spoiled)
     assert "built-in colour profile" in str(exc.value) and "since calibration" not in str(exc.value)
-    assert "calibrate colours" in str(exc.value)
+    assert "calibrate pieces" in str(exc.value)
     own = tmp_path / "colours.json"
     own.write_text(DEFAULT_PROFILE_PATH.read_text())      # a profile of this table (same numbers)
     profile = load_profile(own)
