@@ -10,7 +10,7 @@ For every art style of the simulated world (:mod:`companion.sim.styles`) and eve
 that ``hardware/camera.md`` promises, and a clipping glare), the bench does what a user does:
 it photographs that style's calibration layouts under that lamp (with no glare spot in view, as
 ``hardware/camera.md`` asks) with a mounted camera, runs
-``mycelium-companion calibrate colours`` on the photos (the command itself, in-process), then
+``mycelium-companion calibrate pieces`` on the photos (the command itself, in-process), then
 reads N random boards photographed under the same lamp (each with its own camera pose, as if
 re-mounted, and its own glare spot) with the resulting profile and the camera's intrinsics.
 Every board comes from its own seed, so two readers are measured on the same boards.
@@ -167,7 +167,7 @@ def clipped_spaces(image: np.ndarray, cam, geo) -> set:
 
 
 def calibrate(frames, intr: Intrinsics, workdir: Path) -> tuple[Path | None, str, int]:
-    """Run ``mycelium-companion calibrate colours`` on the calibration photos, as a user would.
+    """Run ``mycelium-companion calibrate pieces`` on the calibration photos, as a user would.
 
     All photos at once; when the command takes only one, the photo of the first layout.  Prints
     nothing itself: what the command said is returned.
