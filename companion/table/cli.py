@@ -619,7 +619,7 @@ def _bag_reader(args: argparse.Namespace, live):
     from firmware_bridge.discovery import Discovery, default_memory_path
     from companion.tilebag import resume_cursor
     registry = TagRegistry(args.registry or default_registry())
-    port = Discovery(memory=default_memory_path()) if args.rfid == "auto" else args.rfid
+    port = Discovery(memory=default_memory_path(), option="--rfid") if args.rfid == "auto" else args.rfid
     driver = make_driver(args.driver)
     at = resume_cursor(live.session.game.events)  # the game log says how far the reader got
     if at is not None and hasattr(driver, "resume"):

@@ -76,6 +76,8 @@ def test_ctrl_c_before_any_move_exits_0_and_says_what_was_kept(live_run, capsys)
     assert "the camera gave" in report and "0 move(s) seen" in report
     assert "the bag reader never answered: no attached serial port has a reader's USB id" in report
     assert "/dev/ttyS0 (no USB id)" in report
+    # in 'run' --port is the dashboard's port: the way out names the reader's option
+    assert "give the reader's port with --rfid PATH or usb:VID:PID" in report and "--port PATH" not in report
 
 
 def test_sigterm_stops_like_ctrl_c(live_run, capsys):
