@@ -395,3 +395,16 @@ def test_the_log_describes_moves_in_words_and_keeps_codes_in_json():
             assert ev.move["tile"] and "rotation" in ev.move
         if ev.move["action"] == "draw":
             assert re.fullmatch(r"\w+ draws (an? [a-z-]+ tile|a rock)", text), text
+
+
+def test_games_before_any_game_is_an_empty_list_not_an_error(tmp_path, capsys):
+    from companion.cli import main
+    db = tmp_path / "none-yet" / "games.sqlite3"
+    assert main(["games", "--db", str(db)]) == 0
+    assert "No game was logged yet" in capsys.readouterr().out
+    assert main(["games", "--json", "--db", str(db)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and "No game was logged yet" in err
+    assert not db.parent.exists()   # listing creates nothing
+    assert main(["games", "--db", str(tmp_path)]) == 2   # a folder is still a mistake, named
+    assert "is a folder" in capsys.readouterr().err
