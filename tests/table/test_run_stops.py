@@ -121,3 +121,13 @@ def _games(db):
         return games_in(db)
     except Exception:   # the log is being created
         return []
+
+
+def test_replay_of_a_missing_or_empty_folder_names_it_in_a_sentence(tmp_path, capsys):
+    missing = tmp_path / "no-such-folder"
+    assert main(["run", "--replay", str(missing), "--no-web", "--db", ":memory:"]) == 2
+    err = capsys.readouterr().err
+    assert f"no recording at {missing}" in err and "Errno" not in err
+    assert main(["run", "--replay", str(tmp_path), "--no-web", "--db", ":memory:"]) == 2
+    err = capsys.readouterr().err
+    assert f"no recording at {tmp_path} (it holds no setup.json" in err and "Errno" not in err
