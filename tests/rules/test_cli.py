@@ -249,3 +249,11 @@ def test_binary_inputs_and_unwritable_outputs_are_one_line_errors(tmp_path):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
     r = run("apply-move", "--position", str(p), "--move", str(m), "--out", str(tmp_path / "no" / "dir" / "p2.json"))
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_space_off_the_board_is_named_like_every_other_space(tmp_path):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    m = tmp_path / "m.json"
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [9, 9], "rotation": 0}))
+    out = json.loads(run("check-move", "--position", str(p), "--move", str(m)).stdout)
+    assert out["reason"] == "off_board" and out["message"] == "(9,9) is off the board."
