@@ -195,21 +195,16 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     rep.duplicated = sorted(i for i, c in copies.items() if len(c) > 1)
     advice = rep.advice
 
-    # a frame of another size than the calibration's: the sizes say more than whatever markers
-    # it shows, and with the intrinsics of another size the markers cannot fit the board
-    from companion.vision.profile import frame_size_problem
-    wrong_size = frame_size_problem(rep.image_size, getattr(reader, "profile", None), intrinsics)
-    if wrong_size:
-        advice.append(Advice("resolution", wrong_size))
-        if intrinsics is not None and tuple(int(v) for v in intrinsics.image_size) != tuple(rep.image_size):
-            return rep
     # a frame too small for the reader however the camera is placed: only the resolution helps
-    too_small = resolution_problem(rep.image_size, geo)
-    if too_small:
-        if not wrong_size:
-            advice.append(Advice("resolution", too_small))
+    if _frame_too_small(rep.image_size, geo):
+        advice.append(_resolution_advice(rep.image_size, geo))
         if len(copies) < 2:
             return rep
+    # a frame smaller than the calibration's: the sizes say more than whatever markers it shows
+    from companion.vision.profile import frame_size_problem
+    wrong_size = frame_size_problem(rep.image_size, getattr(reader, "profile", None), intrinsics)
+    if wrong_size and not advice:
+        advice.append(Advice("resolution", wrong_size))
     small_frame = bool(advice)
     why = _why_no_markers(gray, finder, geo, len(copies)) if rep.missing and len(copies) < 2 and not small_frame else None
     if why is not None and why.code in ("mirrored", "focus", "lower"):
@@ -418,15 +413,6 @@ def _why_no_markers(gray: np.ndarray, finder: MarkerFinder, geo: BoardGeometry, 
                                "until the board fills the frame")
     return Advice("markers", f"only {seen} of 4 corner markers seen: point the camera at the "
                              "board, and raise it until all four markers are in view")
-
-
-def resolution_problem(size: tuple[int, int], geo: BoardGeometry | None = None) -> str | None:
-    """The sentence ``camera check`` gives when a frame of ``size`` (w, h px) is too small for
-    the reader however the camera is placed (the board filling it would be under
-    :data:`MIN_PX_PER_HEX_SIDE` px per hex side), else ``None``.  ``read-board`` refuses such a
-    frame and ``calibrate pieces`` such a photo with the same sentence."""
-    geo = geo or load_board()
-    return _resolution_advice(size, geo).text if _frame_too_small(size, geo) else None
 
 
 def _frame_too_small(size: tuple[int, int], geo: BoardGeometry) -> bool:
