@@ -344,13 +344,13 @@ def test_the_table_pin_survives_a_restart_unless_asked(tmp_path, camera):
         assert read_nothing(r), r.stderr
         return re.search(r"Table PIN: (\d+)", r.stdout).group(1)
 
-    p1 = pin(cli("run", *web))
+    p1 = pin(cli("run", *web))   # no move is read: the game is not kept, the PIN is (--or-new starts anew)
     assert (Path(str(db) + ".pin").stat().st_mode & 0o777) == 0o600
-    assert pin(cli("run", "--resume", *web)) == p1
-    p2 = pin(cli("run", "--resume", "--new-pin", *web))
-    assert p2 != p1 or pin(cli("run", "--resume", "--new-pin", *web)) != p1
-    assert pin(cli("run", "--resume", "--pin", "246813", *web)) == "246813"
-    assert pin(cli("run", "--resume", *web)) == "246813"
+    assert pin(cli("run", "--resume", "--or-new", *web)) == p1
+    p2 = pin(cli("run", "--resume", "--or-new", "--new-pin", *web))
+    assert p2 != p1 or pin(cli("run", "--resume", "--or-new", "--new-pin", *web)) != p1
+    assert pin(cli("run", "--resume", "--or-new", "--pin", "246813", *web)) == "246813"
+    assert pin(cli("run", "--resume", "--or-new", *web)) == "246813"
     r = cli("run", "--pin", "12", *web)
     assert r.returncode == 2 and "6 to 8 digits" in r.stderr
 
