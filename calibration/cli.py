@@ -69,7 +69,13 @@ def _camera(args: argparse.Namespace) -> int:
         if args.chessboard:
             result = calibrate_chessboard(args.images, parse_pattern(args.chessboard), args.square_mm)
         else:
-            result = calibrate_charuco(args.images)
+            try:
+                result = calibrate_charuco(args.images)
+            except CalibrationError as exc:
+                if not str(exc).startswith("ChArUco board found"):
+                    raise   # an unreadable photo or a mixed size: not about the pattern
+                raise CalibrationError(f"{exc}; photos of a plain chessboard are read with --chessboard COLSxROWS "
+                                       "(its inner corners, e.g. 9x6)") from None
     except CalibrationError as exc:
         return _fail(str(exc))
     problem = implausible(result)

@@ -161,7 +161,7 @@ def check_starting_space(b: Board, player: str, at: Hex) -> None:
     free, and away from other spores (rulebook 3, 4.d, 6)."""
     pos = b.pos
     if not b.on_board(at):
-        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+        raise IllegalMove("off_board", f"{b.label(at)} is off the board.")
     if at not in b.edition.outermost:
         raise IllegalMove("not_starting_space", f"{b.label(at)} is not an outermost space; spores start on the edge of the board.")
     occ = pos.occupant(at)

@@ -294,11 +294,20 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @_guard
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the games of a log, oldest first (the log is opened read-only)."""
+    """List the games of a log, oldest first (the log is opened read-only).  No log file yet
+    is an empty list, not an error: nothing was played on this machine."""
     from companion.eventlog import EventLog, EventLogError
-    if not Path(args.db).is_file():
+    if Path(args.db).is_dir():
         from companion.eventlog import no_log_at
         raise InputError(no_log_at(args.db))
+    if not Path(args.db).exists():
+        note = f"No game was logged yet ({args.db} is made by the first game played)."
+        if args.json:
+            print("[]")
+            print(note, file=sys.stderr)
+        else:
+            print(note)
+        return 0
     try:
         log = EventLog(args.db, readonly=True)
         games = log.check(log.games())

@@ -147,7 +147,12 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
         move = bot.spore_space(pos, ed)
         reason = "the starting space closest to substrates and trees (3)"
     elif move is None:
-        reason = "nothing more pays off this turn: draw back to 3 tiles and end the turn"
+        missing = min(3 - len(pos.hands[player]), pos.bag)
+        if missing > 0:   # the draw names the tile that comes out of the bag: the table's to make
+            reason = f"nothing more pays off this turn: draw {missing} tile(s) from the bag, then end the turn (4.a.3)"
+        else:
+            move = {"player": player, "action": "end_turn"}
+            reason = apply(pos, move, ed).notes[0] + ": nothing more pays off this turn"
     else:
         reason = _reason(pos, ed, move, bot)
     return Hint(player, move, reason, card_plans(pos, ed, player))

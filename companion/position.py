@@ -269,9 +269,19 @@ def parse_code(value: Any, where: str, allow_rock: bool = True) -> str:
         raise PositionError(where, str(e)) from None
 
 
+POSITION_FIELDS = ("edition", "mode", "difficulty", "players", "active", "turn", "board", "hands", "bag",
+                   "nutrients", "cards", "market", "bag_tiles", "discard", "decks", "pending", "missions",
+                   "result", "options")
+"""Top-level fields of a position document (docs/position.md); any other is refused."""
+
+
 def _parse_position(doc: Any) -> Position:
     if not isinstance(doc, dict):
         raise PositionError("(top level)", "a position must be a JSON object")
+    unknown = sorted(k for k in doc if k not in POSITION_FIELDS)
+    if unknown:
+        # a misspelt field ("optoins") would otherwise be dropped and its value silently lost
+        raise PositionError(unknown[0], f"unknown field (known: {', '.join(POSITION_FIELDS)})")
     mode = need(doc, "mode", str, "")
     if mode not in MODES:
         raise PositionError("mode", f"must be one of {list(MODES)}, got {mode!r}")

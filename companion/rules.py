@@ -239,7 +239,7 @@ def _v_place(b: Board, m: Move) -> None:
         raise IllegalMove("tile_not_in_hand", f"{m.tile} is not in your hand ({', '.join(pos.hands[m.player]) or 'empty'}).")
     at = m.at
     if not b.on_board(at):
-        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+        raise IllegalMove("off_board", f"{b.label(at)} is off the board.")
     occ = pos.occupant(at)
     if occ is not None:
         code = {"tile": "space_occupied", "tree": "on_tree", "spore": "on_spore", "rock": "on_rock"}[occ]
@@ -288,7 +288,7 @@ def _v_rock(b: Board, m: Move) -> None:
         raise IllegalMove("tile_not_in_hand", "You have no rock in your hand.")
     at = m.at
     if not b.on_board(at):
-        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+        raise IllegalMove("off_board", f"{b.label(at)} is off the board.")
     meeple = pos.meeples.get(m.player)
     if meeple is None or distance(meeple, at) != 1:
         raise IllegalMove("rock_not_adjacent", f"A rock goes on a space next to your meeple (at {b.label(meeple)}).")
@@ -312,7 +312,7 @@ def _v_move(b: Board, m: Move) -> None:
     to, color = m.to, m.color
     meeple = pos.meeples.get(m.player)
     if not b.on_board(to):
-        raise IllegalMove("off_board", f"{list(to)} is not on the board.")
+        raise IllegalMove("off_board", f"{b.label(to)} is off the board.")
     if meeple is None:
         raise IllegalMove("move_not_on_network", "Your meeple is off the board until your spore is relocated.")
     if to == meeple:
@@ -375,7 +375,7 @@ def _v_remove(b: Board, m: Move) -> None:
     at = m.at
     meeple = pos.meeples.get(m.player)
     if not b.on_board(at):
-        raise IllegalMove("off_board", f"{list(at)} is not on the board.")
+        raise IllegalMove("off_board", f"{b.label(at)} is off the board.")
     if at not in pos.tiles and at not in pos.rocks:
         raise IllegalMove("nothing_to_remove", f"{b.label(at)} holds no mycelium tile and no rock.")
     if meeple is None or distance(meeple, at) != 1:
@@ -444,7 +444,7 @@ def _v_substrate(b: Board, m: Move) -> None:
     if m.kind not in pos.pending_substrates:
         raise IllegalMove("no_substrate_pending", f"No {m.kind} substrate is waiting to be replaced.")
     if not b.on_board(m.at):
-        raise IllegalMove("off_board", f"{list(m.at)} is not on the board.")
+        raise IllegalMove("off_board", f"{b.label(m.at)} is off the board.")
     if m.at in pos.trees or m.at in pos.substrates or pos.spore_owner(m.at) is not None:
         raise IllegalMove("substrate_space_taken",
                           f"The token's space {b.label(m.at)} holds a tree, a spore or a substrate: discard that token and draw another.")

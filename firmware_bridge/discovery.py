@@ -120,14 +120,16 @@ class Discovery:
     ``ids``: known VID:PID pairs, earlier first.  ``memory``: JSON file remembering the
     USB serial number of the last reader that answered (None: remember nothing).
     ``comports``: the port lister (``serial.tools.list_ports.comports``; tests pass their
-    own).  Call it for the path to try next (None when nothing is plugged in); the reader
+    own).  ``option``: the command-line option that names a port by hand, for :meth:`report`
+    (``--port`` in the bridge, ``--rfid`` in ``run``).  Call it for the path to try next (None when nothing is plugged in); the reader
     calls :meth:`failed` after a port gave no valid frame and :meth:`good` after a HELLO.
     """
 
     def __init__(self, ids: Iterable[tuple[int, int]] = KNOWN_USB_IDS, memory: Path | None = None,
                  comports: Callable[[], Iterable] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, option: str = "--port") -> None:
         self.ids = tuple(ids)
+        self.option = option
         self.memory = memory
         self._comports = comports or (lambda: list_ports.comports())   # looked up at each call
         self._clock = clock
@@ -194,7 +196,7 @@ class Discovery:
         if self._serials:
             return f"{', '.join(sorted(self._serials))}: a reader's USB id ({known}), but no answer yet"
         return (f"no attached serial port has a reader's USB id ({known}); ports seen: {others}; "
-                "give the reader's port with --port PATH or usb:VID:PID")
+                f"give the reader's port with {self.option} PATH or usb:VID:PID")
 
     def good(self, path: str) -> None:
         """``path`` answered: remember its serial number (when it has one)."""

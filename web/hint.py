@@ -47,7 +47,7 @@ def hint_doc(session) -> dict[str, Any]:
             return dict(cache["doc"], seq=seq)
     h = hint(pos, ed)
     doc = h.to_json()
-    doc["text"] = check(pos, h.move, ed).message if h.move is not None else "draw back to 3 tiles and end the turn"
+    doc["text"] = check(pos, h.move, ed).message if h.move is not None else h.reason.split(": ", 1)[-1]
     doc["seq"] = seq
     with _cache_lock:
         cache.update(pos=pos, doc=doc)

@@ -382,7 +382,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         recorder.close()
     if srv is not None:
         srv.shutdown()
-    print(stop_report(live, bag, moves_before, path if log is not None else None, args.record), file=sys.stderr)
+    # a new game stopped before its first move is not kept: 'run --resume' would only find it "at move 0"
+    dropped = (log is not None and moves_before == 0 and not session.game.events
+               and log.discard_if_empty(session.game.game_id))
+    print(stop_report(live, bag, moves_before, path if log is not None else None, args.record, dropped=dropped),
+          file=sys.stderr)
     return status
 
 
@@ -410,17 +414,19 @@ class _sigterm_stops:
         return False
 
 
-def stop_report(live, bag, moves_before: int, db: str | None, record: str | None) -> str:
+def stop_report(live, bag, moves_before: int, db: str | None, record: str | None, dropped: bool = False) -> str:
     """What a stopped ``run`` kept and what its devices gave, in a few lines: the game (its
     moves, where it is logged, how to continue it), the camera's frames, the bag reader
     (never found: the ports it tried), the recording.  ``moves_before``: the game's moves
     when this run started (a resumed game has some); ``db``: the log's path (``None``: not
-    logged)."""
+    logged); ``dropped``: the game had no move and was taken out of the log."""
     s = live.session
     game = s.game
     n = len(game.events)
     new = n - moves_before
-    if db is None:
+    if dropped:
+        lines = ["no move was played, so no game was kept"]
+    elif db is None:
         lines = [f"{n} move(s) played; not kept (--db :memory:)"]
     else:
         this_run = f"{new} move(s) in this run" if moves_before else (
@@ -444,7 +450,8 @@ def stop_report(live, bag, moves_before: int, db: str | None, record: str | None
             lines.append(f"the bag reader gave {st['reader_events']} tag read(s) and button press(es)")
     if record:
         lines.append(f"the recording is in {record} (replay it with 'mycelium-companion run --replay {record}')")
-    head = f"Stopped ({live.interrupted}); kept:" if live.interrupted else "Kept:"
+    kept = ":" if dropped else "; kept:"
+    head = f"Stopped ({live.interrupted}){kept}" if live.interrupted else ("Done:" if dropped else "Kept:")
     return head + "\n  " + "\n  ".join(lines)
 
 
@@ -619,7 +626,7 @@ def _bag_reader(args: argparse.Namespace, live):
     from firmware_bridge.discovery import Discovery, default_memory_path
     from companion.tilebag import resume_cursor
     registry = TagRegistry(args.registry or default_registry())
-    port = Discovery(memory=default_memory_path()) if args.rfid == "auto" else args.rfid
+    port = Discovery(memory=default_memory_path(), option="--rfid") if args.rfid == "auto" else args.rfid
     driver = make_driver(args.driver)
     at = resume_cursor(live.session.game.events)  # the game log says how far the reader got
     if at is not None and hasattr(driver, "resume"):

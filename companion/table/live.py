@@ -519,17 +519,18 @@ class LiveTable:
         if source is not None and source.finished:
             bad = f", {self.frame_errors} could not be read" if self.frame_errors else ""
             print(f"The frames of {source.name} are over ({self.stats['frames']} frames{bad}).", file=sys.stderr)
-            why = self.why_no_moves(bag_reader is not None)
+            why = self.why_no_moves(bag_reader is not None, from_file=source.name.startswith("file:"))
             if why:
                 print(f"mycelium-companion: no move was read from these frames: {why}", file=sys.stderr)
                 return 1
         return 0
 
-    def why_no_moves(self, reader_attached: bool) -> str | None:
+    def why_no_moves(self, reader_attached: bool, from_file: bool = False) -> str | None:
         """Why a run over a finite set of frames committed no move from the camera, in a
         sentence (``None`` when it committed one).  Read from :attr:`stats`: no frame at all
         (every file unreadable), no still frame, every still frame refused, a board that never
-        matched the game, a board that never changed."""
+        matched the game, a board that never changed.  ``from_file``: the frames came from one
+        file (a photo or a video), not a folder, and are spoken of so."""
         st = self.stats
         if self.commit_latencies_ms:
             return None
@@ -537,6 +538,15 @@ class LiveTable:
             return (f"none of its {self.frame_errors} frame(s) could be read as an image" if self.frame_errors
                     else "the source gave no frame")
         if st["reads"] == 0 and st["read_errors"] == 0:
+            need = int(self.gate.still_ms // 100) + 1
+            if from_file and st["frames"] == 1:
+                return (f"a photo is one frame, and the board must look the same for {self.gate.still_ms:.0f} ms "
+                        f"({need} or more identical frames 100 ms apart) to be read: give a video, or a folder "
+                        "holding the photos in order")
+            if from_file:
+                return (f"no frame was still long enough to be read (the board must look the same for "
+                        f"{self.gate.still_ms:.0f} ms; a video file's frames count as 100 ms apart, so a still board "
+                        f"needs {need} or more identical frames in a row)")
             return (f"no frame was still long enough to be read (the board must look the same for "
                     f"{self.gate.still_ms:.0f} ms; a folder's frames count as 100 ms apart, so a still board needs "
                     f"{int(self.gate.still_ms // 100) + 1} or more identical frames in a row)")

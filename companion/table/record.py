@@ -104,15 +104,32 @@ class Recorder:
         self._index.close()
 
 
+def _read_setup(folder: str | Path) -> Any:
+    """The parsed ``setup.json`` of a recording; RecordingError in a sentence when the folder
+    or the file is missing or unreadable."""
+    folder = Path(folder)
+    p = folder / "setup.json"
+    if not folder.exists():
+        raise RecordingError(f"no recording at {folder}")
+    if not folder.is_dir():
+        raise RecordingError(f"{folder} is a file; --replay takes the folder made by 'run --record'")
+    if not p.is_file():
+        raise RecordingError(f"no recording at {folder} (it holds no setup.json; a recording is made with "
+                             "'mycelium-companion run --record FOLDER')")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise RecordingError(f"{p}: cannot read the recording's setup ({e.strerror or e})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise RecordingError(f"{p}: cannot read the recording's setup ({e})") from None
+
+
 def load_history(folder: str | Path) -> list[tuple[str, dict[str, Any]]] | None:
     """The events logged before a recording started (a resumed game), as ``(kind, payload)``;
     ``None`` for a recording made before recordings kept them.  Raises
     :class:`RecordingError` for a malformed list."""
     p = Path(folder) / "setup.json"
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise RecordingError(f"{p}: cannot read the recording's setup ({e})") from None
+    doc = _read_setup(folder)
     if not isinstance(doc, dict) or "history" not in doc:
         return None
     hist = doc["history"]
@@ -128,10 +145,7 @@ def load_setup(folder: str | Path):
     from companion.position import Position, PositionError
     from companion.setup import GameConfig
     p = Path(folder) / "setup.json"
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise RecordingError(f"{p}: cannot read the recording's setup ({e})") from None
+    doc = _read_setup(folder)
     if isinstance(doc, dict) and "position" in doc:
         pos_doc, cfg_doc = doc["position"], doc.get("config")
     else:

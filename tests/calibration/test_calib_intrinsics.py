@@ -115,6 +115,7 @@ def test_charuco_needs_the_board(capsys):
     code, _, err = run_cli(["calibrate", "camera", *map(str, PHOTOS[:3])], capsys)
     assert code == 2
     assert "ChArUco board found in 0 of 3" in err
+    assert "--chessboard COLSxROWS" in err   # the way out for a plain chessboard
 
 
 def test_an_implausible_lens_fit_is_refused_and_nothing_is_written(tmp_path, capsys, monkeypatch):

@@ -32,7 +32,19 @@ def test_first_boot_starts_a_game_and_the_next_boot_resumes_it(tmp_path, camera_
     assert run(db, camera_folder) == 1   # its one blank frame reads no move: said, exit 1 (docs/table.md)
     out = capsys.readouterr().out
     assert f"Nothing to resume (no game log at {db} yet): starting a new game" in out
-    game_id = out.split("Game ", 1)[1].split(",")[0]
+    # that game read no move and was not kept: the next boot starts anew instead of resuming "at move 0"
+    assert run(db, camera_folder) == 1
+    assert "holds no unfinished table game): starting a new game" in capsys.readouterr().out
+    # a game with moves (the table played, then the power went) is the one the next boot resumes
+    from companion.eventlog import EventLog
+    from companion.selfplay import BotTable
+    from companion.setup import GameConfig
+    log = EventLog(db)
+    t = BotTable(GameConfig(), seed=11, log=log)
+    log.db.execute("UPDATE games SET kind = 'table' WHERE id = ?", (t.game.game_id,))
+    t.play_turn()
+    game_id = t.game.game_id
+    log.close()
     assert run(db, camera_folder) == 1
     assert f"Resuming table game {game_id} (" in capsys.readouterr().out
 

@@ -146,6 +146,7 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     ({"players": [{"color": "blue", "team": "1"}, {"color": "orange", "team": None}]}, "players[0].team"),
     ({"result": {"winners": ["green"], "reason": "x"}}, "result.winners"),
     ({"decks": {"a": 100, "b": 0}}, "decks.a"),
+    ({"optoins": {"spore_redraw": True}}, "optoins"),   # a misspelt top-level field is not dropped
 ])
 def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, patch, field):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
@@ -161,6 +162,17 @@ def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, pat
     r = run("check-move", "--position", str(p), "--move", str(m))
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert f"field {field}" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("command", ["legal-moves", "hint"])
+def test_a_misspelt_top_level_field_is_refused_by_every_position_command(tmp_path, command):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc["optoins"] = doc.pop("options", {})
+    p.write_text(json.dumps(doc))
+    r = run(command, "--position", str(p))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "field optoins: unknown field" in r.stderr and "options" in r.stderr
 
 
 def test_legal_moves_after_a_purchase_are_only_what_the_rules_allow(tmp_path):
@@ -237,3 +249,11 @@ def test_binary_inputs_and_unwritable_outputs_are_one_line_errors(tmp_path):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
     r = run("apply-move", "--position", str(p), "--move", str(m), "--out", str(tmp_path / "no" / "dir" / "p2.json"))
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_space_off_the_board_is_named_like_every_other_space(tmp_path):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    m = tmp_path / "m.json"
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [9, 9], "rotation": 0}))
+    out = json.loads(run("check-move", "--position", str(p), "--move", str(m)).stdout)
+    assert out["reason"] == "off_board" and out["message"] == "(9,9) is off the board."

@@ -214,7 +214,8 @@ def test_a_greyscale_camera_logs_no_move_and_the_terminal_says_so(tmp_path):
     r = run_camera(folder, db)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     from companion.eventlog import EventLog
-    assert Game.resume(EventLog(db)).events == []
+    assert EventLog(db).games() == []   # no move was logged, so no game was kept
+    assert "no move was played, so no game was kept" in r.stderr
     reports = [line for line in r.stdout.splitlines()
                if line.startswith(("[uncertain]", "[mismatch]")) or (line.startswith("[camera]") and not line.startswith("[camera] ok"))]
     assert reports, r.stdout

@@ -344,13 +344,13 @@ def test_the_table_pin_survives_a_restart_unless_asked(tmp_path, camera):
         assert read_nothing(r), r.stderr
         return re.search(r"Table PIN: (\d+)", r.stdout).group(1)
 
-    p1 = pin(cli("run", *web))
+    p1 = pin(cli("run", *web))   # no move is read: the game is not kept, the PIN is (--or-new starts anew)
     assert (Path(str(db) + ".pin").stat().st_mode & 0o777) == 0o600
-    assert pin(cli("run", "--resume", *web)) == p1
-    p2 = pin(cli("run", "--resume", "--new-pin", *web))
-    assert p2 != p1 or pin(cli("run", "--resume", "--new-pin", *web)) != p1
-    assert pin(cli("run", "--resume", "--pin", "246813", *web)) == "246813"
-    assert pin(cli("run", "--resume", *web)) == "246813"
+    assert pin(cli("run", "--resume", "--or-new", *web)) == p1
+    p2 = pin(cli("run", "--resume", "--or-new", "--new-pin", *web))
+    assert p2 != p1 or pin(cli("run", "--resume", "--or-new", "--new-pin", *web)) != p1
+    assert pin(cli("run", "--resume", "--or-new", "--pin", "246813", *web)) == "246813"
+    assert pin(cli("run", "--resume", "--or-new", *web)) == "246813"
     r = cli("run", "--pin", "12", *web)
     assert r.returncode == 2 and "6 to 8 digits" in r.stderr
 
@@ -395,3 +395,16 @@ def test_the_log_describes_moves_in_words_and_keeps_codes_in_json():
             assert ev.move["tile"] and "rotation" in ev.move
         if ev.move["action"] == "draw":
             assert re.fullmatch(r"\w+ draws (an? [a-z-]+ tile|a rock)", text), text
+
+
+def test_games_before_any_game_is_an_empty_list_not_an_error(tmp_path, capsys):
+    from companion.cli import main
+    db = tmp_path / "none-yet" / "games.sqlite3"
+    assert main(["games", "--db", str(db)]) == 0
+    assert "No game was logged yet" in capsys.readouterr().out
+    assert main(["games", "--json", "--db", str(db)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and "No game was logged yet" in err
+    assert not db.parent.exists()   # listing creates nothing
+    assert main(["games", "--db", str(tmp_path)]) == 2   # a folder is still a mistake, named
+    assert "is a folder" in capsys.readouterr().err

@@ -69,13 +69,14 @@ def test_ctrl_c_before_any_move_exits_0_and_says_what_was_kept(live_run, capsys)
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 0, err
-    game = games_in(db)[0]
-    report = err[err.index("Stopped (Ctrl-C); kept:"):]
-    assert f"game {game.id} (no move was played yet) is kept in {db}" in report
-    assert "continue it with 'mycelium-companion run --resume'" in report
+    assert games_in(db) == []   # a game with no move is not kept: 'run --resume' would resume it "at move 0"
+    report = err[err.index("Stopped (Ctrl-C):"):]
+    assert "no move was played, so no game was kept" in report and "--resume" not in report
     assert "the camera gave" in report and "0 move(s) seen" in report
     assert "the bag reader never answered: no attached serial port has a reader's USB id" in report
     assert "/dev/ttyS0 (no USB id)" in report
+    # in 'run' --port is the dashboard's port: the way out names the reader's option
+    assert "give the reader's port with --rfid PATH or usb:VID:PID" in report and "--port PATH" not in report
 
 
 def test_sigterm_stops_like_ctrl_c(live_run, capsys):
@@ -84,7 +85,7 @@ def test_sigterm_stops_like_ctrl_c(live_run, capsys):
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 0, err
-    assert "Stopped (SIGTERM); kept:" in err and f"is kept in {db}" in err
+    assert "Stopped (SIGTERM):\n  no move was played, so no game was kept" in err
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL   # put back after the run
 
 
@@ -93,7 +94,18 @@ def test_frames_that_end_with_no_move_read_exit_1(tmp_path):
     r = run_folder(folder, tmp_path / "g.sqlite3")
     assert r.returncode == 1, r.stderr
     assert "no move was read from these frames: every still frame was refused by the board reader" in r.stderr
-    assert "Kept:\n  game " in r.stderr and "(no move was played yet) is kept in" in r.stderr
+    assert "Done:\n  no move was played, so no game was kept" in r.stderr
+    assert games_in(tmp_path / "g.sqlite3") == []
+
+
+def test_a_single_photo_is_spoken_of_as_a_file_not_a_folder(tmp_path):
+    import cv2
+    photo = tmp_path / "one.jpg"
+    cv2.imwrite(str(photo), np.full((36, 64, 3), 90, np.uint8))
+    r = run_folder(photo, tmp_path / "g.sqlite3")
+    assert r.returncode == 1, r.stderr
+    assert "a photo is one frame" in r.stderr and "folder's frames" not in r.stderr
+    assert games_in(tmp_path / "g.sqlite3") == []
 
 
 def test_ctrl_c_in_the_demo_says_which_game_it_kept(tmp_path):
@@ -119,3 +131,13 @@ def _games(db):
         return games_in(db)
     except Exception:   # the log is being created
         return []
+
+
+def test_replay_of_a_missing_or_empty_folder_names_it_in_a_sentence(tmp_path, capsys):
+    missing = tmp_path / "no-such-folder"
+    assert main(["run", "--replay", str(missing), "--no-web", "--db", ":memory:"]) == 2
+    err = capsys.readouterr().err
+    assert f"no recording at {missing}" in err and "Errno" not in err
+    assert main(["run", "--replay", str(tmp_path), "--no-web", "--db", ":memory:"]) == 2
+    err = capsys.readouterr().err
+    assert f"no recording at {tmp_path} (it holds no setup.json" in err and "Errno" not in err

@@ -98,3 +98,25 @@ def test_plans_before_any_spore_name_no_made_up_distance():
     steps = [s for c in card_plans(pos, load_edition(), pos.active) for s in c.steps]
     assert any("substrate at" in s or "tree at" in s for s in steps), steps
     assert not any("99" in s for s in steps) and not any("space(s)" in s for s in steps), steps
+
+
+def test_a_full_hand_after_placing_is_told_to_end_the_turn_with_the_move(tmp_path, capsys):
+    from pathlib import Path
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "positions" / "move-legal.json"
+    doc = json.loads(fixture.read_text())["position"]
+    doc["turn"] = {"taken": ["place"]}   # placed and drew back: blue holds 3 tiles, no nutrient to spend
+    p = tmp_path / "pos.json"
+    p.write_text(json.dumps(doc))
+    assert cli_main(["hint", "--position", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["move"] == {"player": "blue", "action": "end_turn"}
+    assert "draw" not in out["reason"]
+    assert cli_main(["hint", "--position", str(p)]) == 0
+    text = capsys.readouterr().out
+    assert "draw" not in text and '"end_turn"' in text
+    # with 2 tiles in hand and a full bag the draw comes first: how many, and no move (the bag picks the tile)
+    doc["hands"]["blue"] = doc["hands"]["blue"][:2]
+    p.write_text(json.dumps(doc))
+    assert cli_main(["hint", "--position", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["move"] is None and "draw 1 tile(s) from the bag, then end the turn" in out["reason"]
