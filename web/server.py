@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import socket
 import sys
@@ -40,6 +41,16 @@ def bind_socket(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+def _is_loopback(host: str) -> bool:
+    """True for an address only this machine reaches (127.0.0.0/8, ::1, ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def public_url(host: str, port: int, addresses: list[Address] | None = None,
@@ -120,8 +131,17 @@ class DashboardServer:
         self._thread.join(timeout)
 
     def banner(self, qr: bool = True) -> str:
-        """What to print at start-up: the address, the QR code and the PIN."""
-        lines = [f"Dashboard: {self.url}"]
+        """What to print at start-up: the address, the QR code and the PIN.
+
+        Bound to a loopback address, the dashboard is reachable from this computer only: the
+        banner says so and how to let tablets join, and draws no QR code a phone could not follow.
+        """
+        if _is_loopback(self.host):
+            lines = [f"Dashboard: {self.url} (this computer only: to open it on a tablet or phone, "
+                     "start again with --host 0.0.0.0)"]
+            qr = False
+        else:
+            lines = [f"Dashboard: {self.url}"]
         if self.mdns_line:
             lines.append(self.mdns_line)
         if qr:

@@ -101,16 +101,35 @@ def test_bad_last_event_id_is_refused(server):
     conn.close()
 
 
+def _has_qr(text: str) -> bool:
+    return "█" in text or "▀" in text or "▄" in text  # the QR code in block characters
+
+
 def test_banner_prints_url_qr_and_pin(session):
+    from web.lan import Address
+    out = io.StringIO()
+    srv = serve(session, host="0.0.0.0", port=0, pin="246813", out=out, mdns=False,
+                addresses=[Address("wlan0", "192.168.1.20")], default_iface="wlan0")
+    try:
+        text = out.getvalue()
+    finally:
+        srv.shutdown()
+    assert f"Dashboard: http://192.168.1.20:{srv.port}/" in text
+    assert "Table PIN: 246813" in text
+    assert _has_qr(text)
+
+
+def test_a_loopback_banner_says_tablets_cannot_join_and_draws_no_qr_code(session):
+    # a phone scanning a QR code of 127.0.0.1 would open itself, not the table
     out = io.StringIO()
     srv = serve(session, port=0, pin="246813", out=out)
     try:
         text = out.getvalue()
     finally:
         srv.shutdown()
-    assert f"http://127.0.0.1:{srv.port}/" in text
+    assert f"http://127.0.0.1:{srv.port}/ (this computer only" in text and "--host 0.0.0.0" in text
     assert "Table PIN: 246813" in text
-    assert "█" in text or "▀" in text or "▄" in text  # the QR code in block characters
+    assert not _has_qr(text)
 
 
 def test_shutdown_ends_streams_and_frees_the_port(session):
