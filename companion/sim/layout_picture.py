@@ -33,6 +33,11 @@ PX_PER_MM = 2.4
 TURNS = ("as printed", "turned 1/6 anticlockwise", "turned 1/3 anticlockwise", "turned half round",
          "turned 1/3 clockwise", "turned 1/6 clockwise")
 """How a tile laid ``rotation`` sixth-turns anticlockwise from its printed code is described."""
+TILE_NOTE = ("Tiles: find the code as printed (docs/edition.md), then",
+             "turn it as written beside it, seen from above; match",
+             "the colours of the paths to the picture.")
+"""The footnote under the list: each tile's turn is written out in words (:data:`TURNS`), so the
+note gives no direction of its own that could contradict them."""
 INK = (40, 40, 40)
 PAPER = (250, 250, 247)
 
@@ -147,9 +152,7 @@ def draw_layout_picture(layout: dict, title: str, geo: BoardGeometry | None = No
         _text(panel, what, (78, y), 0.55, INK)
         y += 27
     y += 8
-    for line in ("Tiles: the code as printed (docs/edition.md), turned",
-                 "the given sixth-turns anticlockwise from it; match",
-                 "the colours of the paths to the picture."):
+    for line in TILE_NOTE:
         _text(panel, line, (20, y), 0.45, (90, 90, 90))
         y += 21
     return np.hstack([board, panel])

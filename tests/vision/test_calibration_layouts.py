@@ -206,3 +206,14 @@ def test_a_mangled_frame_size_is_refused_in_a_sentence():
     d["frame_size"] = [1920]
     with pytest.raises(ProfileError, match=r"'frame_size' must be \[width, height\]"):
         ColourProfile.from_json(d)
+
+
+def test_the_layout_pictures_footnote_gives_no_turn_direction_of_its_own():
+    # the list says "turned 1/6 clockwise" for some tiles and "anticlockwise" for others; a
+    # footnote saying every turn is anticlockwise contradicted it
+    from companion.sim.layout_picture import TILE_NOTE, TURNS
+
+    note = " ".join(TILE_NOTE)
+    assert "as written beside it" in note
+    assert "clockwise" not in note
+    assert any("anticlockwise" in t for t in TURNS) and any(" clockwise" in t for t in TURNS)
