@@ -135,14 +135,14 @@ def cmd_listen(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"{PREFIX}warning: {e}; starting without it (events the board still holds are skipped)", file=sys.stderr)
         resume = None
+    started = time.monotonic()  # the wait a user sees includes opening and searching the ports
     try:
         registry = _registry(args)
         reader, q, _ = _events(args, registry, resume)
     except BridgeError as e:
         print(f"{PREFIX}{e}", file=sys.stderr)
         return 2
-    started = time.monotonic()
-    deadline = None if args.seconds is None else started + args.seconds
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
     save_failed = False
     answered = False
     try:
@@ -170,7 +170,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
     if not answered:
         answered = reader.connected.is_set()   # a reader that answered just before the end
     if not answered:
-        print(f"{PREFIX}no reader answered in {time.monotonic() - started:.0f} s: {reader.search_report()}",
+        print(f"{PREFIX}no reader answered in {time.monotonic() - started:.1f} s: {reader.search_report()}",
               file=sys.stderr)
         return 1
     return 0

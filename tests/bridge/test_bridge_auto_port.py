@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import time
 from types import SimpleNamespace
 
 from companion.cli import main as run
@@ -44,7 +46,7 @@ def test_auto_with_no_reader_lists_the_ports_there_are_and_exits_1(tmp_path, cap
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     last = err.strip().splitlines()[-1]
-    assert last.startswith("mycelium-companion rfid: no reader answered in 0 s: no attached serial port has a reader's USB id")
+    assert re.match(r"mycelium-companion rfid: no reader answered in 0\.[4-9] s: no attached serial port has a reader's USB id", last), last
     assert "/dev/ttyS0 (no USB id), /dev/ttyACM0 (2e8a:000a)" in last or "/dev/ttyACM0 (2e8a:000a), /dev/ttyS0 (no USB id)" in last
     assert "1a86:7523" in last and "--port" in last
 
@@ -72,3 +74,16 @@ def test_a_port_with_a_reader_id_that_stays_silent_is_named_as_tried(tmp_path, c
     assert code == 1
     last = err.strip().splitlines()[-1]
     assert "tried 1 port(s) with a reader's USB id" in last and f"{silent} (1a86:7523): no " in last
+
+
+def test_the_wait_reported_counts_the_port_search_too(tmp_path, capsys, monkeypatch):
+    # opening and searching the ports took time the message left out: it said "2 s" after ~3 s
+    from firmware_bridge import cli as bridge_cli
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [port("/dev/ttyS0")])
+    slow_open = bridge_cli._events
+    monkeypatch.setattr(bridge_cli, "_events", lambda *a: (time.sleep(0.6), slow_open(*a))[1])
+    assert listen(tmp_path, "--port", "auto", "--seconds", "0.2") == 1
+    waited = re.search(r"no reader answered in ([0-9.]+) s", capsys.readouterr().err)
+    assert waited and float(waited.group(1)) >= 0.8  # 0.6 s opening + 0.2 s listening
