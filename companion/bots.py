@@ -580,6 +580,14 @@ class GreedyBot:
         pos.cache["forest_plan"] = bp
         return bp
 
+    def _pending_blueprint(self, b: Board) -> forest_plan.Blueprint | None:
+        """The blueprint (:meth:`_blueprint`) while the team still has Forest Communication to
+        complete in cooperative play (7.c); ``None`` otherwise or when there is none."""
+        pos = b.pos
+        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
+            return None
+        return self._blueprint(b)
+
     @staticmethod
     def _team_reach(b: Board) -> dict:
         """Where the team's networks can grow now (every player's frontier, 4.a.1, other
@@ -606,9 +614,7 @@ class GreedyBot:
         Communication blueprint (7.c) or one next to its empty spaces: waiting there (a
         teammate's meeple may be in the way this turn) beats starting over on the rim."""
         pos = b.pos
-        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
-            return False
-        bp = self._blueprint(b)
+        bp = self._pending_blueprint(b)
         if bp is None:
             return False
         near = {n for h in bp.todo(pos) for n in h.neighbors() if n in pos.tiles} | {
@@ -955,9 +961,7 @@ class GreedyBot:
         (4.b: one move per turn, along one colour).  ``None`` when the meeple already stands
         on such a network, the hand holds no planned shape, or no move gets closer."""
         pos = b.pos
-        if pos.mode != "cooperative" or "forest_communication" in pos.missions:
-            return None
-        bp = self._blueprint(b)
+        bp = self._pending_blueprint(b)
         if bp is None:
             return None
         good = self._plan_networks(b, p, bp)
