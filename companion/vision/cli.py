@@ -1,7 +1,10 @@
 """``mycelium-companion read-board``: one camera frame in, the board part of a position out.
 
 Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
-"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json``; otherwise the
+"unsure": {"q,r": reason}, "labels": {"q,r": "E5"}, "registration": {"markers": [...],
+"reprojection_px": float}}`` with ``--json`` (``unsure``: the readable spaces read with a
+confidence under :data:`LOW_CONFIDENCE`, each with its likely reason, as the text lists them;
+``labels``: every space's printed label); otherwise the
 reading in words, every space by its printed label (``E5``, as on the dashboard), and each
 space read with low confidence or not at all with its reason (the pieces of the spaces it could
 not read are left out of the lists, those spaces named once per reason).  ``unreadable`` names
@@ -57,15 +60,19 @@ def _read_board(args: argparse.Namespace) -> int:
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError, TileCodeError) as exc:
         print(f"mycelium-companion read-board: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(reading.to_json()))
-        return 0
     from companion.vision.assistant import space_labels
 
+    edition = args.edition or DEFAULT_EDITION
+    labels = space_labels(edition)
+    if args.json:
+        out = reading.to_json()
+        out["unsure"] = {key: _why_unsure(reading.spaces.get(_space(key))) for key in unsure_spaces(reading)}
+        out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
+        print(json.dumps(out))
+        return 0
     from companion.vision.geometry import load_tile_codes
 
-    edition = args.edition or DEFAULT_EDITION
-    for line in reading_lines(reading, space_labels(edition), load_tile_codes(edition)):
+    for line in reading_lines(reading, labels, load_tile_codes(edition)):
         print(line)
     return 0
 
@@ -145,16 +152,28 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
     listing("spores", spores)
     listing("meeples", [f"{p} on {name(at)}" for p, at in b.get("meeples", {}).items() if readable(at)])
     lines += unreadable_lines({key_name(k): why for k, why in reading.unreadable.items()})
-    low = sorted((v, k) for k, v in reading.confidence.items() if v < LOW_CONFIDENCE and k not in reading.unreadable)
+    low = [(reading.confidence[k], k) for k in unsure_spaces(reading)]
     for v, key in low[:MOST_LISTED]:
-        q, r = (int(x) for x in key.split(","))
-        lines.append(f"unsure: {key_name(key)} {v:.2f}: {_why_unsure(reading.spaces.get((q, r)))}")
+        lines.append(f"unsure: {key_name(key)} {v:.2f}: {_why_unsure(reading.spaces.get(_space(key)))}")
     if len(low) > MOST_LISTED:
         lines.append(f"unsure: {len(low) - MOST_LISTED} more space(s) under {LOW_CONFIDENCE}")
     if not low and not reading.unreadable and reading.confidence:
         v, key = min((v, k) for k, v in reading.confidence.items())
         lines.append(f"every space read with confidence {LOW_CONFIDENCE} or more (least sure: {key_name(key)} {v:.2f})")
     return lines
+
+
+def unsure_spaces(reading) -> list[str]:
+    """Keys (``"q,r"``) of the spaces read, but with a confidence under :data:`LOW_CONFIDENCE`,
+    least sure first (spaces not read at all are in ``reading.unreadable`` instead)."""
+    return [k for _v, k in sorted((v, k) for k, v in reading.confidence.items()
+                                  if v < LOW_CONFIDENCE and k not in reading.unreadable)]
+
+
+def _space(key: str) -> tuple[int, int]:
+    """``"q,r"`` -> ``(q, r)``."""
+    q, r = (int(x) for x in key.split(","))
+    return q, r
 
 
 def unreadable_lines(why_by_space: dict[str, str]) -> list[str]:

@@ -50,8 +50,27 @@ def test_json_keeps_its_shape(photo, capsys):
     img, k, _, _ = photo
     code, out, _ = run(["read-board", str(img), "--intrinsics", str(k), "--json"], capsys)
     got = json.loads(out)
-    assert code == 0 and set(got) == {"board", "confidence", "unreadable", "side_unknown", "registration"}
+    assert code == 0 and set(got) == {"board", "confidence", "unreadable", "unsure", "labels", "side_unknown", "registration"}
     assert got["board"]["tiles"] == [{"at": [0, 0], "paths": "P03.Y12.G45"}]
+    assert got["labels"]["0,0"] == space_labels()[(0, 0)] and got["unsure"] == {}
+
+
+def test_json_gives_the_reason_beside_each_unsure_space_as_the_text_does(photo, capsys, monkeypatch):
+    img, k, _, _ = photo
+    read = BoardReader.read
+
+    def poorly(self, *a, **kw):   # as if the tile had read poorly
+        reading = read(self, *a, **kw)
+        reading.confidence["0,0"] = 0.31
+        return reading
+
+    monkeypatch.setattr(BoardReader, "read", poorly)
+    code, out, _ = run(["read-board", str(img), "--intrinsics", str(k), "--json"], capsys)
+    got = json.loads(out)
+    assert code == 0 and list(got["unsure"]) == ["0,0"]
+    assert got["unsure"]["0,0"].startswith("read as tile P03.Y12.G45")
+    code, text, _ = run(["read-board", str(img), "--intrinsics", str(k)], capsys)
+    assert f"unsure: {got['labels']['0,0']} 0.31: {got['unsure']['0,0']}" in text
 
 
 def test_every_unsure_or_unreadable_space_has_its_reason_beside_it(photo, geo):
