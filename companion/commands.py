@@ -134,6 +134,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
     print(f"{h.player}: {h.reason}")
     if h.move is not None:
         print(f"  move: {json.dumps(h.move)}")
+    for goal in h.goals:
+        print(f"team still needs: {goal}")
     for c in h.cards:
         head = f"{c.name} ({c.card}, {c.vp} VP)"
         print(f"{head}: " + ("can be bought now" if c.can_buy else "; ".join(c.steps)))

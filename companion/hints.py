@@ -18,6 +18,7 @@ from companion.hexgrid import Hex, distance
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
+from companion.tiles import rotate_code
 
 SOURCE = {"pink": "wood", "yellow": "soil"}
 
@@ -45,10 +46,13 @@ class Hint:
     move: dict[str, Any] | None
     reason: str
     cards: list[CardPlan]
+    goals: list[str] = field(default_factory=list)
+    """Cooperative: what the team still lacks for the win (8), one sentence per mission not yet
+    accomplished (7) and one for the VP target; empty in the other modes."""
 
     def to_json(self) -> dict[str, Any]:
         return {"player": self.player, "move": self.move, "reason": self.reason,
-                "cards": [c.to_json() for c in self.cards]}
+                "cards": [c.to_json() for c in self.cards], "goals": self.goals}
 
 
 def _nearest(ed: Edition, frm: list[Hex], goals: list[Hex]) -> tuple[Hex, int | None] | None:
@@ -65,6 +69,30 @@ def _away(d: int | None, text: str) -> str:
     """``text`` with the distance ``d`` (spaces) filled in, or nothing when the player has no
     network to grow from yet."""
     return text.format(d) if d is not None else ""
+
+
+def tree_name(pos: Position, ed: Edition, at: Hex) -> str:
+    """``tree B (D5)``: a tree by its letter, as the dashboard's Goals tab names it, and its
+    space's printed label."""
+    return f"tree {economy.tree_ids(pos, ed).get(at, '?')} ({ed.label(at)})"
+
+
+MISSION_TITLES = {"funga": "Funga", "forest_symbiosis": "Forest Symbiosis", "forest_communication": "Forest Communication"}
+
+
+def team_goals(pos: Position, ed: Edition) -> list[str]:
+    """Cooperative (7, 8): one sentence per mission not yet accomplished, with its progress as
+    the Goals tab gives it, and the team's victory points against the difficulty's target.
+    Empty in the other modes."""
+    if pos.mode != "cooperative" or not pos.difficulty:
+        return []
+    out = [f"{MISSION_TITLES.get(m.mission, m.mission)} (7): {m.detail}"
+           for m in economy.missions(pos, ed) if not m.done]
+    total = sum(economy.victory_points(pos, ed, c) for c in pos.colors)
+    target = ed.cooperative_vp[pos.difficulty]
+    if total < target:
+        out.append(f"victory points (8): the team has {total} of {target}")
+    return out
 
 
 def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
@@ -93,7 +121,7 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
                 else:
                     trees = [h for h, s in pos.trees.items() if None in s]
                     near = _nearest(ed, reach, trees)
-                    where = (f"form a mycorrhiza with the tree at {ed.label(near[0])} (a green path facing it, "
+                    where = (f"form a mycorrhiza with {tree_name(pos, ed, near[0])} (a green path facing it, "
                              f"{_away(near[1], '{} space(s) away, ')}5.b)") if near else "every tree is full: a gift or a colour swap"
                     steps.append(f"{who}: {n} white cube(s): {where}")
         out.append(CardPlan(card.id, card.name, card.vp, a.can_buy, steps))
@@ -112,7 +140,10 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
     aim = ""
     if target is not None:
         card = ed.cards[target.card]
-        aim = f"; it works toward {card.name} ({target.card}, {card.vp} VP)"
+        if not can_buy(pos, ed, player, target.card).can_buy:
+            aim = f"; it works toward {card.name} ({target.card}, {card.vp} VP)"
+        elif move["action"] not in ("buy", "spore_ability"):   # the spore ability ends the turn (4.d)
+            aim = f"; then buy {card.name} ({target.card}, {card.vp} VP), which you can afford now"
     what = notes[0]
     if move["action"] == "buy":
         return f"{what}: you can afford it now"
@@ -127,6 +158,9 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         return f"{what}: a rock in hand must be placed some time (4.a.3), here it hurts least or blocks an opponent"
     if move["action"] == "discard":
         return f"{what}: no tile in hand grows anywhere useful"
+    if move["action"] == "place" and _lays_blueprint(pos, ed, move, bot):
+        return (f"{what}: it lays a tile of the network the team plans for Forest Communication, "
+                f"every tree on one green network (7.c){aim}")
     if move["action"] == "place":
         kind = None
         at = Hex(*move["at"])
@@ -136,6 +170,15 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         near = f", near the {kind[1]} substrate at {ed.label(kind[0])} ({SUBSTRATE_COLOR[kind[1]]})" if kind else ""
         return f"{what}: it extends your network{near}{aim}"
     return what + aim
+
+
+def _lays_blueprint(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> bool:
+    """True when the cooperative placement ``move`` lays a tile of the blueprint the simulated
+    team follows for Forest Communication (7.c)."""
+    if pos.mode != "cooperative" or "forest_communication" in pos.missions:
+        return False
+    bp = bot._pending_blueprint(Board(pos, ed))
+    return bp is not None and bp.fits(Hex(*move["at"]), rotate_code(move["tile"], move.get("rotation", 0)))
 
 
 def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
@@ -155,4 +198,4 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
             reason = apply(pos, move, ed).notes[0] + ": nothing more pays off this turn"
     else:
         reason = _reason(pos, ed, move, bot)
-    return Hint(player, move, reason, card_plans(pos, ed, player))
+    return Hint(player, move, reason, card_plans(pos, ed, player), team_goals(pos, ed))

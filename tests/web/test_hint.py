@@ -44,7 +44,7 @@ def test_hint_gives_the_cli_answer_for_the_active_player(tmp_path, capsys):
     capsys.readouterr()
     assert cli_main(["hint", "--position", str(p), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    assert {k: doc[k] for k in ("player", "move", "reason", "cards")} == cli
+    assert {k: doc[k] for k in ("player", "move", "reason", "cards", "goals")} == cli
 
 
 def test_hint_follows_the_game_and_a_new_game_can_turn_it_on():

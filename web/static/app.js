@@ -600,6 +600,8 @@
     openDialog(`What can ${cap(doc.player)} do?`, [h("div", { class: "hint-body" },
       h("p", { id: "hint-move" }, h("strong", {}, "Suggested: "), cap(doc.text)),
       h("p", { id: "hint-reason", class: "detail" }, "Why: " + (doc.reason.startsWith(doc.text) ? doc.reason.slice(doc.text.length).replace(/^[:;]\s*/, "") : doc.reason)),
+      ...((doc.goals || []).length ? [h("h3", {}, "The team still needs"),
+        h("ul", { id: "hint-goals" }, ...doc.goals.map(g => h("li", {}, g)))] : []),
       h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards))], []);
   }
 

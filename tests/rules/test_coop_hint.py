@@ -1,0 +1,98 @@
+"""The "What can I do?" hint in cooperative play (7, 8): it says what the team still lacks for
+the win, names each tree as the Goals tab does, says when a placement lays the team's Forest
+Communication network (7.c), and never tells a player to work toward a card they can already
+buy."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from companion import economy
+from companion.cli import main
+from companion.hints import hint
+from companion.selfplay import BotTable
+from companion.setup import GameConfig
+
+
+def greedy_positions(seed: int, players: int = 3, turns: int = 60):
+    """Positions before each action of a greedy cooperative game."""
+    table = BotTable(GameConfig(players=["blue", "orange", "red", "black"][:players], mode="cooperative"),
+                     seed, check_invariants=False, bot="greedy")
+    seen = []
+    for _ in range(turns):
+        if table.position.result is not None:
+            break
+        seen.append(table.position)
+        table.play_turn()
+    return table.edition, seen
+
+
+@pytest.fixture(scope="module")
+def game():
+    return greedy_positions(6, turns=40)
+
+
+@pytest.fixture(scope="module")
+def hints(game):
+    ed, positions = game
+    return [(pos, hint(pos, ed)) for pos in positions]
+
+
+def test_the_hint_lists_what_the_team_still_lacks(game):
+    ed, positions = game
+    pos = positions[3]
+    goals = hint(pos, ed).goals
+    open_missions = [m for m in economy.missions(pos, ed) if not m.done]
+    assert len(goals) == len(open_missions) + 1          # every open mission, then the points
+    assert any(g.startswith("Forest Communication (7): trees connected") for g in goals), goals
+    target = ed.cooperative_vp[pos.difficulty]
+    assert goals[-1].startswith("victory points (8): the team has") and goals[-1].endswith(f"of {target}")
+
+
+def test_the_command_prints_the_team_goals(game, tmp_path, capsys):
+    ed, positions = game
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(positions[3].to_json()))
+    assert main(["hint", "--position", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "team still needs: Forest Communication (7): trees connected" in out
+    assert main(["hint", "--position", str(path), "--json"]) == 0
+    assert any("Forest Communication" in g for g in json.loads(capsys.readouterr().out)["goals"])
+
+
+def test_trees_are_named_by_their_letter_as_on_the_goals_tab(game, hints):
+    ed, _ = game
+    named = set()
+    for pos, h in hints:
+        ids = economy.tree_ids(pos, ed)
+        for plan in h.cards:
+            for step in plan.steps:
+                assert "the tree at" not in step, step
+                for letter, label in re.findall(r"tree ([A-H]) \((\w+)\)", step):
+                    at = next(h for h, t in ids.items() if t == letter)
+                    assert ed.label(at) == label
+                    named.add(letter)
+    assert named, "no card plan named a tree"
+
+
+def test_a_placement_on_the_blueprint_says_it_builds_forest_communication(hints):
+    laid = [h for _, h in hints if "Forest Communication, every tree on one green network (7.c)" in h.reason]
+    assert laid and all(h.move["action"] == "place" for h in laid)
+
+
+def test_a_card_already_affordable_is_not_called_a_card_to_work_toward(game, hints):
+    from companion.purchase import can_buy
+    ed, _ = game
+    affordable = 0
+    for pos, h in hints:
+        for card in re.findall(r"it works toward .* \((\w+), \d VP\)", h.reason):
+            assert not can_buy(pos, ed, pos.active, card).can_buy, h.reason
+        if "which you can afford now" in h.reason:
+            card = re.search(r"then buy .* \((\w+), \d VP\)", h.reason).group(1)
+            assert can_buy(pos, ed, pos.active, card).can_buy
+            assert h.move["action"] != "spore_ability"     # it ends the turn (4.d): no buying after it
+            affordable += 1
+    assert affordable
