@@ -51,11 +51,19 @@ def _invocation() -> str:
     return "the same command"
 
 
+def resumable(log) -> list:
+    """The unfinished ``table`` games of ``log`` worth resuming, oldest first: those with a
+    move, or when none has one, the move-less ones (older versions kept a game stopped before
+    its first move; offering it beside a real game would make ``--resume`` ask for nothing)."""
+    open_games = log.unfinished("table")
+    return [g for g in open_games if g.moves > 0] or open_games
+
+
 def _pick_table_game(log) -> str:
     """The newest unfinished ``table`` game of ``log``; raises InputError listing the
     candidates when there are none or several, with the command that picks one."""
     from companion.commands import InputError
-    open_games = log.unfinished("table")
+    open_games = resumable(log)
     if len(open_games) == 1:
         return open_games[0].id
     if not open_games:

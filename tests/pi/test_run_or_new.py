@@ -76,3 +76,23 @@ def test_a_finished_game_is_not_resumed(tmp_path, monkeypatch):
     assert table_cli._nothing_to_resume(args) == "game 20261130-g1 is over"
     over.position.result = None
     assert table_cli._nothing_to_resume(args) is None
+
+
+def test_a_move_less_game_an_older_version_kept_is_not_offered_beside_a_played_one(tmp_path, camera_folder, capsys):
+    # older versions kept a table game stopped before its first move; the boot service's
+    # --resume would then ask which of two games to continue, on a Pi nobody types at
+    from companion.eventlog import EventLog
+    from companion.selfplay import BotTable
+    from companion.setup import GameConfig
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    played = BotTable(GameConfig(), seed=11, log=log)
+    played.play_turn()
+    empty = BotTable(GameConfig(), seed=12, log=log)   # newer, never played
+    for t in (played, empty):
+        log.db.execute("UPDATE games SET kind = 'table' WHERE id = ?", (t.game.game_id,))
+    log.db.commit()
+    assert table_cli._pick_table_game(log) == played.game.game_id
+    log.close()
+    assert run(db, camera_folder) == 1
+    assert f"Resuming table game {played.game.game_id} (" in capsys.readouterr().out
