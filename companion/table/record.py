@@ -29,6 +29,7 @@ from typing import Any
 import cv2
 
 from companion.table.sources import Frame
+from companion.vision.image_file import decode_whole
 
 INPUTS = ("move", "undo", "answer", "correct", "clear_illegal", "new_game", "choose", "withdraw_choices")
 
@@ -285,9 +286,12 @@ def replay(folder: str | Path, table, items: list[dict[str, Any]] | None = None)
                 name = item["file"]
                 img = cache.get(name)
                 if img is None:
-                    img = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+                    try:
+                        img, why = decode_whole(folder / name)   # a frame cut short is no frame
+                    except OSError as exc:
+                        img, why = None, exc.strerror
                     if img is None:
-                        raise RecordingError(f"{folder / name}: missing or unreadable frame")
+                        raise RecordingError(f"{folder / name}: missing or unreadable frame ({why})")
                     cache.clear()
                     cache[name] = img
                 table.on_frame(Frame(img, float(item.get("frame_ms", item["t_ms"]))))

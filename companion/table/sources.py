@@ -28,6 +28,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.vision.image_file import decode_whole
+
 STALL_S = 2.0
 """A source that yields no frame for this many seconds is reopened."""
 REOPEN_TIMEOUT_S = 10.0
@@ -293,9 +295,12 @@ class FolderSource(FrameSource):
                 return None
             path = self._files[self._i]
             self._i += 1
-            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            try:
+                img, why = decode_whole(path)   # a copy cut short would read as a board half gone
+            except OSError as exc:
+                img, why = None, exc.strerror
             if img is None:
-                raise SourceError(f"{path}: unreadable image; skipped")
+                raise SourceError(f"{path}: unreadable image; skipped ({why})")
             return Frame(img, t)
         self._i += 1
         return Frame(img, t)

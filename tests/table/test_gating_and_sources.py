@@ -128,3 +128,16 @@ def test_an_unreadable_file_is_skipped_with_its_name(tmp_path):
         src.read()
     src.reopen()
     assert src.read().t_ms == 200 and src.read() is None and src.finished
+
+
+def test_a_frame_file_cut_short_is_skipped_not_read_as_half_a_board(tmp_path):
+    # OpenCV decodes a JPEG cut short without an error, filling the lost rows with grey
+    ok, jpg = cv2.imencode(".jpg", board_image())
+    (tmp_path / "a.jpg").write_bytes(jpg.tobytes()[: len(jpg) * 2 // 3])
+    cv2.imwrite(str(tmp_path / "b.png"), board_image())
+    src = FolderSource(tmp_path)
+    src.open()
+    with pytest.raises(SourceError, match=r"a.jpg: unreadable image; skipped \(the JPEG file is cut short"):
+        src.read()
+    src.reopen()
+    assert src.read() is not None and src.read() is None

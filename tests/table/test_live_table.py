@@ -183,6 +183,13 @@ def test_damaged_recordings_are_clear_errors(tmp_path):
         live = LiveTable(TableSession(Game(session.game.initial)), reader=object())
         with pytest.raises(RecordingError, match=expect):
             replay(rec, live)
+    # a frame file cut short (a copy interrupted) is named, not replayed as half a board
+    ok, jpg = cv2.imencode(".jpg", np.full((64, 64, 3), 200, np.uint8))
+    (rec / "f000001.jpg").write_bytes(jpg.tobytes()[: len(jpg) // 2])
+    (rec / "index.jsonl").write_text('{"t_ms": 0, "kind": "frame", "file": "f000001.jpg"}\n')
+    live = LiveTable(TableSession(Game(session.game.initial)), reader=object())
+    with pytest.raises(RecordingError, match=r"f000001.jpg: missing or unreadable frame \(the JPEG file is cut short"):
+        replay(rec, live)
     (rec / "setup.json").write_text(json.dumps({"edition": "default"}))
     with pytest.raises(RecordingError, match="setup.json: field mode"):
         load_setup(rec)
