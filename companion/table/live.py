@@ -87,6 +87,7 @@ class LiveTable:
                  clock: Callable[[], float] = time.monotonic):
         self.session = session
         self._reader = reader
+        self._small_sizes: dict[tuple[int, int], str | None] = {}
         self.gate = gate or StillnessGate()
         self.recorder = recorder
         self.clock = clock
@@ -177,6 +178,11 @@ class LiveTable:
         """Read a still frame and turn what changed into moves (or an illegal report)."""
         from companion.vision.errors import VisionError
         s = self.session
+        small = self._too_small(frame.image)
+        if small:   # pieces a few pixels wide would be misread: camera check's sentence instead
+            self.stats["read_errors"] += 1
+            s.set_status("camera", "too small", small)
+            return
         t0 = time.perf_counter()
         try:
             reading = self.reader.read(frame.image, hand=self._hand_codes() or None, previous=self._committed)
@@ -420,6 +426,17 @@ class LiveTable:
         if callable(reset):
             reset()
         self._recheck = True
+
+    def _too_small(self, image) -> str | None:
+        """``camera check``'s sentence when frames of this size are too small for the board
+        reader however the camera is placed (:func:`companion.vision.assistant.resolution_problem`),
+        else ``None``; worked out once per frame size."""
+        from companion.vision.assistant import resolution_problem
+        size = (image.shape[1], image.shape[0])
+        if size not in self._small_sizes:
+            geo = getattr(self.reader, "geo", None)   # a stand-in reader without a board: not judged
+            self._small_sizes[size] = resolution_problem(size, geo) if geo is not None else None
+        return self._small_sizes[size]
 
     def _check_size(self, image) -> None:
         shape = image.shape[:2] if getattr(image, "ndim", 0) >= 2 else None

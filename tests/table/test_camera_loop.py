@@ -64,7 +64,8 @@ def rendered_game(seed=4):
 
 def test_after_a_size_change_the_next_move_is_read_at_the_new_size():
     sim, before, after = rendered_game()
-    small = lambda img: cv2.resize(img, (img.shape[1] * 3 // 4, img.shape[0] * 3 // 4), interpolation=cv2.INTER_AREA)
+    # another size the reader still reads (960x540 would be refused as too small for it)
+    small = lambda img: cv2.resize(img, (img.shape[1] * 5 // 4, img.shape[0] * 5 // 4), interpolation=cv2.INTER_LINEAR)
     hand = small(after).copy()
     _hands(hand, 1, np.random.default_rng(3))
     live = sim.live
@@ -76,7 +77,7 @@ def test_after_a_size_change_the_next_move_is_read_at_the_new_size():
     assert live.stopped_because is None
     assert [e.move["action"] for e in sim.session.game.events] == ["spore"]
     said = [m.data["detail"] for m in sim.session.bus.since(0) if m.kind == "status" and m.data["status"] == "resized"]
-    assert said == ["frames changed size from 1280x720 to 960x540 px; the stillness gate and the board reader start over"]
+    assert said == ["frames changed size from 1280x720 to 1600x900 px; the stillness gate and the board reader start over"]
 
 
 class Hanging(FrameSource):

@@ -38,8 +38,17 @@ def test_frames_that_never_stand_still_are_named_as_the_reason(tmp_path):
 
 
 def test_still_frames_the_reader_refuses_are_named_as_the_reason(tmp_path):
-    folder = frames(tmp_path / "blank", [np.full((36, 64, 3), 90, np.uint8)] * 8)
+    folder = frames(tmp_path / "blank", [np.full((1080, 1920, 3), 90, np.uint8)] * 8)   # big enough to be read
     r = run_folder(folder, tmp_path / "g.sqlite3")
     assert r.returncode == 1, r.stderr
     assert "no move was read from these frames: every still frame was refused by the board reader" in r.stderr
     assert "no board found" in r.stderr.split("refused by the board reader")[1]
+
+
+def test_frames_too_small_for_the_reader_are_refused_with_camera_checks_sentence(tmp_path):
+    # a camera left at 960x540 shows pieces a few pixels wide: nothing is read from it
+    folder = frames(tmp_path / "small", [np.full((540, 960, 3), 90, np.uint8)] * 8)
+    r = run_folder(folder, tmp_path / "g.sqlite3")
+    assert r.returncode == 1, r.stderr
+    last = r.stderr.split("refused by the board reader")[1]
+    assert "the frame is 960x540 px: set the camera to 1920x1080" in last
