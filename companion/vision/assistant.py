@@ -199,14 +199,16 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     # it shows, and with the intrinsics of another size the markers cannot fit the board
     from companion.vision.profile import frame_size_problem
     wrong_size = frame_size_problem(rep.image_size, getattr(reader, "profile", None), intrinsics)
-    if wrong_size:
-        advice.append(Advice("resolution", wrong_size))
-        if intrinsics is not None and tuple(int(v) for v in intrinsics.image_size) != tuple(rep.image_size):
-            return rep
-    # a frame too small for the reader however the camera is placed: only the resolution helps
+    other_lens = intrinsics is not None and tuple(int(v) for v in intrinsics.image_size) != tuple(rep.image_size)
+    # a frame too small for the reader however the camera is placed: only the resolution helps,
+    # so a profile made at another size is not offered as the way out ("calibrate again at this size")
     too_small = resolution_problem(rep.image_size, geo)
+    if wrong_size and (other_lens or not too_small):
+        advice.append(Advice("resolution", wrong_size))
+        if other_lens:
+            return rep
     if too_small:
-        if not wrong_size:
+        if not other_lens:
             advice.append(Advice("resolution", too_small))
         if len(copies) < 2:
             return rep

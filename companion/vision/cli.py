@@ -51,11 +51,12 @@ def _read_board(args: argparse.Namespace) -> int:
         reader = BoardReader(profile=profile, intrinsics=intr, edition_dir=args.edition or DEFAULT_EDITION)
         frame = read_image(args.image)
         wrong_size = frame_size_problem((frame.shape[1], frame.shape[0]), profile, intr)
-        if wrong_size:
-            raise VisionError(wrong_size)
         too_small = resolution_problem((frame.shape[1], frame.shape[0]), reader.geo)
+        other_lens = intr is not None and tuple(int(v) for v in intr.image_size) != (frame.shape[1], frame.shape[0])
+        if wrong_size and (other_lens or not too_small):
+            raise VisionError(wrong_size)
         if too_small:   # the reader would misread pieces shown in a few pixels: camera check's sentence
-            raise VisionError(too_small)
+            raise VisionError(too_small)   # (not "calibrate again at this size": no profile reads it)
         reading = reader.read(frame, hand=hand)
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError, TileCodeError) as exc:
         print(f"mycelium-companion read-board: {exc}", file=sys.stderr)

@@ -61,13 +61,28 @@ def test_calibrate_pieces_refuses_a_photo_too_small_and_keeps_the_old_profile(sm
     assert prof.read_text() == "{}\n"
 
 
-def test_camera_check_names_the_profiles_photo_size_on_a_small_frame(small_photo, tmp_path, capsys):
+def test_a_frame_too_small_for_any_profile_is_not_sent_back_to_calibration(small_photo, tmp_path, capsys):
+    # a profile made at 1920x1080 and a 960x540 frame: the only way out is the resolution, since
+    # a profile calibrated at 960x540 would read no better ("calibrate again at this size" was wrong)
     prof = json.loads((Path(__file__).resolve().parents[2] / "companion" / "vision" / "default_profile.json").read_text())
     prof["frame_size"] = list(HD)
     path = tmp_path / "colours.json"
     path.write_text(json.dumps(prof))
     code = companion_main(["camera", "check", "--image", str(small_photo), "--profile", str(path), "--json"])
     advice = [a["text"] for a in json.loads(capsys.readouterr().out)["advice"] if a["code"] == "resolution"]
-    assert code == 1 and len(advice) == 1
-    assert advice[0].startswith("the frame is 960x540 px, smaller than the 1920x1080 px of the photos the colour "
-                                "profile was calibrated on")
+    assert code == 1 and advice == [resolution_problem(SMALL)]
+    code, _, err = run(["read-board", str(small_photo), "--profile", str(path)], capsys)
+    assert code == 2 and resolution_problem(SMALL) in err and "calibrate again" not in err
+
+def test_a_frame_smaller_than_the_profiles_but_big_enough_names_the_profiles_size(tmp_path, capsys):
+    # a profile made at 2560x1440 and a 1920x1080 frame: readable, so calibrating again is a way out
+    frame = cv2.imread(str(CASES / "hard_017.jpg"))
+    img = tmp_path / "hd.png"
+    cv2.imwrite(str(img), frame)
+    prof = json.loads((Path(__file__).resolve().parents[2] / "companion" / "vision" / "default_profile.json").read_text())
+    prof["frame_size"] = [2560, 1440]
+    path = tmp_path / "colours.json"
+    path.write_text(json.dumps(prof))
+    companion_main(["camera", "check", "--image", str(img), "--profile", str(path), "--json"])
+    advice = [a["text"] for a in json.loads(capsys.readouterr().out)["advice"] if a["code"] == "resolution"]
+    assert len(advice) == 1 and advice[0].startswith("the frame is 1920x1080 px, smaller than the 2560x1440 px")
