@@ -79,7 +79,9 @@ def test_listen_says_it_is_waiting_while_the_port_is_gone_and_stdout_stays_json(
 
 
 def test_enroll_says_it_waits_for_the_reader_before_prompting(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(discovery, "find_port", lambda ids=discovery.KNOWN_USB_IDS: None)
+    # no USB serial port attached, whatever this machine has: the port search finds nothing
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [])
+    monkeypatch.setattr(discovery, "default_memory_path", lambda: tmp_path / "last-port.json")
     code = run(["rfid", "enroll", "--registry", str(tmp_path / "t.json"), "--seconds", "0.5", *EXPECT])
     out, err = capsys.readouterr()
     assert code == 1
