@@ -155,6 +155,8 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
     if move["action"] == "move":
         return f"{what}: from there your hand grows further toward substrates, trees or your next card{aim}"
     if move["action"] == "rock":
+        if pos.mode == "cooperative":
+            return f"{what}: a rock in hand must be placed some time (4.a.3), here it hurts the team's networks least"
         return f"{what}: a rock in hand must be placed some time (4.a.3), here it hurts least or blocks an opponent"
     if move["action"] == "discard":
         return f"{what}: no tile in hand grows anywhere useful"
@@ -188,7 +190,8 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
     move = None if pos.result is not None or pos.in_setup else bot.next_action(pos, ed)
     if pos.in_setup:
         move = bot.spore_space(pos, ed)
-        reason = "the starting space closest to substrates and trees (3)"
+        reason = (f"{player} puts the spore and the meeple on {ed.label(Hex(*move['at']))}: the starting space "
+                  "closest to substrates and trees (3)")
     elif move is None:
         missing = min(3 - len(pos.hands[player]), pos.bag)
         if missing > 0:   # the draw names the tile that comes out of the bag: the table's to make

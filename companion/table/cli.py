@@ -60,22 +60,19 @@ def resumable(log) -> list:
 
 
 def _pick_table_game(log) -> str:
-    """The newest unfinished ``table`` game of ``log``; raises InputError listing the
-    candidates when there are none or several, with the command that picks one."""
+    """The newest unfinished ``table`` game of ``log`` worth resuming (:func:`resumable`): the
+    boot service resumes with nobody at a keyboard, so it never stops to ask which one (the
+    others are listed once it has resumed, with the command that picks one).  Raises InputError
+    when there is none, listing the newest games of any kind."""
     from companion.commands import InputError
     open_games = resumable(log)
-    if len(open_games) == 1:
-        return open_games[0].id
-    if not open_games:
-        others = log.games()[-5:]
-        listing = "".join("\n  " + g.line() for g in others)
-        raise InputError(f"{log.path} holds no unfinished table game to resume"
-                         + (f"; its newest games:{listing}\nContinue one of them with: "
-                            "mycelium-companion run --resume --game ID ..." if others else ""))
-    listing = "".join("\n  " + g.line() for g in reversed(open_games))
-    raise InputError(f"{len(open_games)} table games in {log.path} are unfinished; which one?{listing}\n"
-                     f"Pick one: mycelium-companion run --resume --game {open_games[-1].id} ... "
-                     "(the same options as before)")
+    if open_games:
+        return open_games[-1].id
+    others = log.games()[-5:]
+    listing = "".join("\n  " + g.line() for g in others)
+    raise InputError(f"{log.path} holds no unfinished table game to resume"
+                     + (f"; its newest games:{listing}\nContinue one of them with: "
+                        "mycelium-companion run --resume --game ID ..." if others else ""))
 
 
 def _describe_game(game) -> str:
@@ -308,6 +305,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             if note:
                 print(note)
             print(f"Resuming {_describe_game(game)} (log: {path})")
+            waiting = [g for g in resumable(log) if g.id != game.game_id] if args.game is None else []
+            if waiting:
+                print(f"(Other unfinished table game{'s' if len(waiting) > 1 else ''} in this log: "
+                      + ", ".join(f"{g.id} at move {g.moves}" for g in reversed(waiting))
+                      + "; 'mycelium-companion run --resume --game ID' continues one instead.)")
             if game.corrections:
                 latest = {Hex(*f["at"]): f["text"] for f in game.fixes}
                 print(f"{len(game.corrections)} space(s) fixed by hand: "
@@ -443,7 +445,9 @@ def stop_report(live, bag, moves_before: int, db: str | None, record: str | None
         if s.position.result is not None:
             lines.append(f"that game is over: {s.position.result['reason']}")
         else:
-            lines.append("continue it with 'mycelium-companion run --resume' (and the same options)")
+            # --resume alone takes the newest unfinished table game: any other game is named
+            pick = "" if getattr(game, "kind", "table") == "table" else f" --game {game.game_id}"
+            lines.append(f"continue it with 'mycelium-companion run --resume{pick}' (and the same options)")
     st = live.stats
     if st["frames"] == 0:
         lines.append("the camera gave no frame")
@@ -513,7 +517,8 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         try:
             check_port(args.rfid)
         except PortError as e:
-            return f"--rfid: {e} (or --rfid none to play without the bag reader)"
+            return (f"--rfid: {e} (--rfid none runs the camera alone, to check it: without the reader no tile "
+                    "is drawn, so no placement can be played)")
     if not args.replay and not args.no_web:
         problem = port_busy(args.host, args.port)
         if problem:

@@ -96,3 +96,43 @@ def test_a_move_less_game_an_older_version_kept_is_not_offered_beside_a_played_o
     log.close()
     assert run(db, camera_folder) == 1
     assert f"Resuming table game {played.game.game_id} (" in capsys.readouterr().out
+
+
+def test_the_boot_service_resumes_the_newest_of_several_unfinished_games(tmp_path, camera_folder, capsys):
+    # after a power cut someone started a plain 'run' too: two unfinished table games; the
+    # service (nobody at a keyboard, restarted on failure) must not stop to ask which one
+    from companion.eventlog import EventLog
+    from companion.selfplay import BotTable
+    from companion.setup import GameConfig
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    games = []
+    for seed in (11, 12):
+        t = BotTable(GameConfig(), seed=seed, log=log)
+        log.db.execute("UPDATE games SET kind = 'table' WHERE id = ?", (t.game.game_id,))
+        t.play_turn()
+        games.append(t.game.game_id)
+    log.close()
+    assert run(db, camera_folder) == 1   # its blank frame reads no move: exit 1, not 2
+    out = capsys.readouterr().out
+    assert f"Resuming table game {games[-1]} (" in out
+    assert f"Other unfinished table game in this log: {games[0]} at move" in out
+    assert "'mycelium-companion run --resume --game ID' continues one instead" in out
+
+
+def test_a_resumed_demo_game_is_told_to_be_continued_by_its_id(tmp_path, camera_folder, capsys):
+    # 'run --resume' alone takes the newest unfinished *table* game: advice for a demo game names it
+    from companion.eventlog import EventLog
+    from companion.selfplay import BotTable
+    from companion.setup import GameConfig
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    t = BotTable(GameConfig(), seed=11, log=log)
+    log.db.execute("UPDATE games SET kind = 'demo' WHERE id = ?", (t.game.game_id,))
+    t.play_turn()
+    gid = t.game.game_id
+    log.close()
+    main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--db", str(db), "--resume", "--game", gid])
+    both = "".join(capsys.readouterr())
+    assert f"Resuming demo game {gid}" in both
+    assert f"continue it with 'mycelium-companion run --resume --game {gid}'" in both

@@ -12,6 +12,7 @@ import pytest
 
 from companion import economy
 from companion.cli import main
+from companion.hexgrid import Hex
 from companion.hints import hint
 from companion.selfplay import BotTable
 from companion.setup import GameConfig
@@ -96,3 +97,28 @@ def test_a_card_already_affordable_is_not_called_a_card_to_work_toward(game, hin
             assert h.move["action"] != "spore_ability"     # it ends the turn (4.d): no buying after it
             affordable += 1
     assert affordable
+
+
+def test_a_rock_in_cooperative_play_speaks_of_the_team_not_of_opponents(game):
+    import random
+
+    from companion import movegen
+    from companion.bots import GreedyBot
+    from companion.hints import _reason
+    from companion.rules import Board
+    ed, positions = game
+    said = []
+    for pos in positions:
+        spots = movegen.rock_spots(Board(pos, ed), pos.active) if "ROCK" in pos.hands[pos.active] else []
+        if spots:
+            said.append(_reason(pos, ed, spots[0], GreedyBot(random.Random(0))))
+    assert said and all("opponent" not in s and "the team's networks" in s for s in said), said
+
+
+def test_the_setup_hint_names_the_starting_space_by_its_label():
+    table = BotTable(GameConfig(players=["blue", "orange"], mode="cooperative"), 3, check_invariants=False, bot="greedy")
+    pos, ed = table.position, table.edition
+    assert pos.in_setup
+    h = hint(pos, ed)
+    label = ed.label(Hex(*h.move["at"]))
+    assert h.move["action"] == "spore" and f"puts the spore and the meeple on {label}:" in h.reason
