@@ -9,6 +9,8 @@
   const INITIAL = MycBoard.PLAYER_INITIAL;
   const NUT = [["pink", "P"], ["yellow", "Y"], ["white", "W"]];
   const cap = (s) => s ? s[0].toUpperCase() + s.slice(1) : "";
+  // the missions as the rulebook's cards name them (7)
+  const MISSION_TITLES = { funga: "Funga", forest_symbiosis: "Forest Symbiosis", forest_communication: "Forest Communication" };
   let S = null;             // the latest /api/state
   let selected = null;      // [q, r] tapped on the board
   let replay = null;        // {seq, of, position, text, last_move_at} while stepping through
@@ -353,7 +355,9 @@
     const res = $("#result-banner");
     if (pos.result && !replay) {
       const w = pos.result.winners || [];
-      res.replaceChildren(h("strong", {}, w.length ? "Winner: " + w.map(cap).join(", ") : "Game over"), " — " + (pos.result.reason || ""));
+      // one flex item: wrapped on a phone, the reason must not start a line with a stray dash
+      res.replaceChildren(h("span", { class: "msg" }, h("strong", {}, w.length ? "Winner: " + w.map(cap).join(", ") : "Game over"),
+        pos.result.reason ? ": " + pos.result.reason : ""));
       res.hidden = false;
     } else res.hidden = true;
     const rb = $("#replay-banner");
@@ -486,7 +490,7 @@
     if (pos.mode === "cooperative") {
       rows.push(h("h3", {}, `Cooperative (${pos.difficulty}): ${t.vp} of ${t.target} VP`), bar(t.vp, t.target));
       for (const m of S.missions) rows.push(h("div", { class: "mission" + (m.done ? " done" : "") },
-        h("strong", {}, (m.done ? "✓ " : "") + m.mission.replace(/_/g, " ")), ` ${m.value} / ${m.target}`, bar(m.value, m.target), h("div", { class: "detail" }, m.detail)));
+        h("strong", {}, (m.done ? "✓ " : "") + (MISSION_TITLES[m.mission] || m.mission.replace(/_/g, " "))), ` ${m.value} / ${m.target}`, bar(m.value, m.target), h("div", { class: "detail" }, m.detail)));
     } else if (pos.mode === "team") {
       rows.push(h("h3", {}, `Teams — first to ${t.target} VP`));
       for (const [k, v] of Object.entries(t.teams || {})) rows.push(h("div", { class: "score" }, `Team ${k}: ${v} VP`, bar(v, t.target)));
