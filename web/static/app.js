@@ -756,6 +756,24 @@
     const orderBox = h("div", { class: "choices order" });
     const trees = h("p", { class: "detail" });
     const teamBox = h("div", {});
+    const problem = h("p", { id: "new-problem", class: "detail bad", role: "status" });
+    /** What the set-up chosen so far lacks, in the words the server would refuse it with (its
+     *  own check stays the authority), so the dialog says it before the replace and the PIN. */
+    function setupProblem() {
+      if (order.length < 1 || (order.length < 2 && mode !== "cooperative")) return "Tap at least two players.";
+      if (mode !== "team") return "";
+      if (order.length !== 4) return "Team mode needs 4 players, 2 vs 2 (rulebook 9).";
+      const t = order.map(c => teams[c]);
+      if (t.some(v => v !== "1" && v !== "2")) return "Give each player a team.";
+      if (t.filter(v => v === "1").length !== 2) return "Team mode needs two teams of two.";
+      if (t.some((v, i) => i && v === t[i - 1])) return "Turns alternate between the teams (rulebook 9.a): reorder the players.";
+      return "";
+    }
+    function showProblem() {
+      problem.textContent = setupProblem();
+      const ok = document.getElementById("new-ok");
+      if (ok) ok.disabled = !!problem.textContent;
+    }
     function drawOrder() {
       orderBox.replaceChildren(...opts.colors.map(c => {
         const i = order.indexOf(c);
@@ -766,7 +784,8 @@
       }));
       trees.textContent = "Trees on " + opts.trees[diff].map(t => `${t.id} ${t.label}`).join(", ");
       teamBox.replaceChildren(...(mode === "team" ? [h("label", {}, "Teams (turns must alternate)"), ...order.map(c => h("div", { class: "row" }, chip(c), " ",
-        choiceRow("team-" + c, [["1", "Team 1"], ["2", "Team 2"]], teams[c], v => { teams[c] = v; })))] : []));
+        choiceRow("team-" + c, [["1", "Team 1"], ["2", "Team 2"]], teams[c], v => { teams[c] = v; showProblem(); })))] : []));
+      showProblem();
     }
     drawOrder();
     openDialog("New game", [
@@ -775,11 +794,14 @@
       h("label", {}, "Players — tap in turn order, first player first"), orderBox, teamBox,
       h("label", {}, "Table rule: the \u201cWhat can I do?\u201d hint button"),
       choiceRow("hints", [["off", "Off"], ["on", "On"]], hints ? "on" : "off", v => { hints = v === "on"; }),
+      problem,
     ], [{ label: "Start new game", primary: true, id: "new-ok", onclick: () => {
+      if (setupProblem()) return showProblem();
       const body = { mode, difficulty: diff, players: order, options: { hints } };
       if (mode === "team") body.teams = Object.fromEntries(order.map(c => [c, teams[c]]));
       confirmReplace(() => send("new-game", body, "New game set up."));
     } }]);
+    showProblem();
   }
   /** A game in progress is only replaced after a second, explicit yes. */
   function confirmReplace(go) {
