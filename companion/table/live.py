@@ -39,6 +39,11 @@ MAX_FRAME_ERRORS = 50
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
 
 
+def _times(n: int) -> str:
+    """``once``, ``2 times``."""
+    return "once" if n == 1 else f"{n} times"
+
+
 def hidden_differences(before, after, others) -> str:
     """What ``after`` leaves that the camera cannot see and that differs between the candidate
     positions ``others``, in words: per player the tiles played from the hand, the nutrients,
@@ -575,6 +580,6 @@ class LiveTable:
                     "; no tile was drawn through the bag reader (--rfid none), so no placement could be legal")
         if st["mismatches"] or st["held_low_confidence"]:
             return (f"{st['reads']} still frames were read, but the board never matched a legal move of this game "
-                    f"({st['mismatches']} times it differed from the game, {st['held_low_confidence']} times the reading "
+                    f"({_times(st['mismatches'])} it differed from the game, {_times(st['held_low_confidence'])} the reading "
                     f"was unsure): the frames do not start from this game's setup{no_draws}")
         return f"{st['reads']} still frames were read and the board never changed from the game's position{no_draws}"

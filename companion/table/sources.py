@@ -489,7 +489,7 @@ class StallWatchdog:
         elif now - self._failing_since >= self.give_up_s:
             raise CameraFailed(f"{why}; the camera did not come back in {now - self._failing_since:.0f} s "
                                f"({self.failures} attempts)")
-        self.on_status(status, f"{why}; {self.source.recovery}" + (f" (attempt {self.failures})" if self.failures > 1 else ""))
+        self.on_status(status, f"{why}; {self.source.recovery}" + (f" ({self.failures} failures in a row)" if self.failures > 1 else ""))
         problem = self._reopen()
         if problem:
             self.on_status(status, problem)
