@@ -296,12 +296,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @_guard
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the games of a log, oldest first (the log is opened read-only).  No log file yet
-    is an empty list, not an error: nothing was played on this machine."""
-    from companion.eventlog import EventLog, EventLogError
-    if Path(args.db).is_dir():
-        from companion.eventlog import no_log_at
-        raise InputError(no_log_at(args.db))
+    """List the games of a log, oldest first (the log is opened read-only).  The companion's
+    own log not made yet is an empty list, not an error: nothing was played on this machine; a
+    log named with ``--db`` that does not exist is refused (exit 2), as ``export`` does."""
+    from companion.eventlog import EventLog, EventLogError, no_log_at
+    named, args.db = args.db is not None, args.db or default_db()
+    if Path(args.db).is_dir() or (named and not Path(args.db).exists()):
+        raise InputError(no_log_at(args.db))   # a log named on the command line must exist (a typo)
     if not Path(args.db).exists():
         note = f"No game was logged yet ({args.db} is made by the first game played)."
         if args.json:
@@ -375,7 +376,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")
-    p.add_argument("--db", default=default_db(), help="game log (SQLite; opened read-only)")
+    p.add_argument("--db", default=None, help="game log (SQLite; opened read-only; default: the companion's own log)")
     p.add_argument("--game", default=None, help="game id (default: the newest; see 'games')")
     p.add_argument("--out", default=None, help="output file (default: stdout)")
     p.add_argument("--salvage", action="store_true",
@@ -383,6 +384,6 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("games", help="list the games of a log: id, kind, mode, players, moves, start, finished")
-    p.add_argument("--db", default=default_db(), help="game log (SQLite; opened read-only)")
+    p.add_argument("--db", default=None, help="game log (SQLite; opened read-only; default: the companion's own log)")
     p.add_argument("--json", action="store_true", help="one JSON list instead of lines")
     p.set_defaults(func=cmd_games)

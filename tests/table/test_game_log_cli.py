@@ -84,14 +84,15 @@ def test_resume_takes_the_unfinished_table_game_not_a_newer_demo(tmp_path, camer
                       "finished": None}
 
 
-def test_two_unfinished_table_games_are_listed_and_one_is_picked_by_id(tmp_path, camera):
+def test_of_two_unfinished_table_games_the_newest_is_resumed_and_the_other_named(tmp_path, camera):
+    # the boot service resumes with nobody at a keyboard: it must not stop to ask (docs/pi.md)
     db = tmp_path / "games.sqlite3"
     first, n1 = table_game(db, turns=3)
     second, _ = table_game(db, turns=1, seed=2)
     r = run_resume(db, camera)
-    assert r.returncode == 2
-    assert "2 table games" in r.stderr and first in r.stderr and second in r.stderr
-    assert "mycelium-companion run --resume --game" in r.stderr
+    assert read_nothing(r), r.stderr
+    assert f"Resuming table game {second}" in r.stdout and f"Other unfinished table game in this log: {first}" in r.stdout
+    assert "'mycelium-companion run --resume --game ID' continues one instead" in r.stdout
     r = run_resume(db, camera, "--game", first)
     assert read_nothing(r), r.stderr
     assert f"table game {first}" in r.stdout and f"at move {n1}" in r.stdout
@@ -397,14 +398,18 @@ def test_the_log_describes_moves_in_words_and_keeps_codes_in_json():
             assert re.fullmatch(r"\w+ draws (an? [a-z-]+ tile|a rock)", text), text
 
 
-def test_games_before_any_game_is_an_empty_list_not_an_error(tmp_path, capsys):
+def test_games_before_any_game_is_an_empty_list_not_an_error(tmp_path, capsys, monkeypatch):
     from companion.cli import main
-    db = tmp_path / "none-yet" / "games.sqlite3"
-    assert main(["games", "--db", str(db)]) == 0
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "none-yet"))   # a fresh install: no log made yet
+    db = tmp_path / "none-yet" / "mycelium-companion" / "games.sqlite3"
+    assert main(["games"]) == 0
     assert "No game was logged yet" in capsys.readouterr().out
-    assert main(["games", "--json", "--db", str(db)]) == 0
+    assert main(["games", "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out) == [] and "No game was logged yet" in err
     assert not db.parent.exists()   # listing creates nothing
     assert main(["games", "--db", str(tmp_path)]) == 2   # a folder is still a mistake, named
     assert "is a folder" in capsys.readouterr().err
+    # a log named on the command line that does not exist is a typo, refused as export refuses it
+    assert main(["games", "--db", str(tmp_path / "typo.db")]) == 2
+    assert "no game log at" in capsys.readouterr().err
