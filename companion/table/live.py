@@ -564,7 +564,7 @@ class LiveTable:
             if from_file and st["frames"] == 1:
                 return (f"a photo is one frame, and the board must look the same for {self.gate.still_ms:.0f} ms "
                         f"({need} or more identical frames 100 ms apart) to be read: give a video, or a folder "
-                        "holding the photos in order")
+                        f"holding the photos in order, {need} or more copies of each position's photo in a row")
             if from_file:
                 return (f"no frame was still long enough to be read (the board must look the same for "
                         f"{self.gate.still_ms:.0f} ms; a video file's frames count as 100 ms apart, so a still board "

@@ -105,6 +105,7 @@ def test_a_single_photo_is_spoken_of_as_a_file_not_a_folder(tmp_path):
     r = run_folder(photo, tmp_path / "g.sqlite3")
     assert r.returncode == 1, r.stderr
     assert "a photo is one frame" in r.stderr and "folder's frames" not in r.stderr
+    assert "4 or more copies of each position's photo in a row" in r.stderr   # what a folder of photos needs
     assert games_in(tmp_path / "g.sqlite3") == []
 
 
