@@ -401,7 +401,8 @@ def summarize(games: list[GameSummary]) -> dict[str, Any]:
     numbers as ints, others rounded to 2 decimals):
 
     - every mode: ``ended_early`` / ``ended_by_bag`` (rates), ``cards_bought`` (per game),
-      ``seconds_per_game``, ``ended_early_by_players`` (rate per player count);
+      ``seconds_per_game``, ``games_by_players`` (a count per player count) and
+      ``ended_early_by_players`` (the rate among those games);
     - competitive and team: ``winner_vp`` (the winning side's VP, a shared victory's once),
       ``ties`` (games still level after the tie-breaks, ``shared``, and games a tie-break
       decided, ``broken_by_cards`` (competitive only) / ``broken_by_nutrients``);
@@ -431,6 +432,7 @@ def summarize(games: list[GameSummary]) -> dict[str, Any]:
                        "broken_by_nutrients": ties["nutrients"]}
     doc["cards_bought"] = spread([g.cards_bought for g in games])
     doc["seconds_per_game"] = spread([g.seconds for g in games])
+    doc["games_by_players"] = {str(k): sum(1 for g in games if g.players == k) for k in sorted({g.players for g in games})}
     doc["ended_early_by_players"] = {str(k): round(sum(g.ended_early for g in games if g.players == k)
                                                    / sum(1 for g in games if g.players == k), 3)
                                      for k in sorted({g.players for g in games})}

@@ -92,3 +92,21 @@ def test_a_lost_cooperative_game_has_no_winner_in_its_summary():
     s = summarize([lost])
     assert s["cooperative_won"] == 0 and s["team_vp"]["median"] == 9 and "winner_vp" not in s
     assert results([lost]) == {"won": 0, "lost": 1}
+
+
+def test_the_rate_per_player_count_says_how_many_games_it_is_over():
+    games = [GameSummary(s, "competitive", {"winners": ["blue"], "reason": "blue reached 10 victory points"}, 12, 200,
+                         ended_early=s != 3, winner_vp=10, players=2 if s < 3 else 3) for s in range(1, 5)]
+    s = summarize(games)
+    assert s["games_by_players"] == {"2": 2, "3": 2} and s["ended_early_by_players"] == {"2": 1.0, "3": 0.5}
+
+
+def test_every_field_of_the_summary_is_documented():
+    import re
+    from pathlib import Path
+    documented = set(re.findall(r"`(\w+)`", (Path(__file__).resolve().parents[2] / "docs" / "selfplay.md").read_text()))
+    lost = GameSummary(3, "cooperative", {"winners": [], "reason": "x"}, 18, 400, winner_vp=9, players=2, difficulty="easy")
+    won = GameSummary(1, "team", {"winners": ["blue", "red"], "reason": "x"}, 12, 250, winner_vp=15, players=4)
+    fields = set(summarize([lost])) | set(summarize([won])) | {"results", "end_reasons", "turns", "events", "violations",
+                                                                "games_per_second", "load_average"}
+    assert fields - documented == set()
