@@ -22,6 +22,24 @@ def camera_folder(tmp_path):
     return folder
 
 
+def logged_games(db, seeds, kind="table", turns=1) -> list[str]:
+    """Bot games of ``kind`` in the log ``db``, one per seed in that order (the last is the
+    newest), each played ``turns`` turns; their ids."""
+    from companion.eventlog import EventLog
+    from companion.selfplay import BotTable
+    from companion.setup import GameConfig
+    log = EventLog(db)
+    ids = []
+    for seed in seeds:
+        t = BotTable(GameConfig(), seed=seed, log=log)
+        log.db.execute("UPDATE games SET kind = ? WHERE id = ?", (kind, t.game.game_id))
+        for _ in range(turns):
+            t.play_turn()
+        ids.append(t.game.game_id)
+    log.close()
+    return ids
+
+
 def run(db, camera_folder, *extra):
     return main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--db", str(db),
                  "--resume", "--or-new", "--colors", "blue,orange", *extra])
@@ -36,15 +54,7 @@ def test_first_boot_starts_a_game_and_the_next_boot_resumes_it(tmp_path, camera_
     assert run(db, camera_folder) == 1
     assert "holds no unfinished table game): starting a new game" in capsys.readouterr().out
     # a game with moves (the table played, then the power went) is the one the next boot resumes
-    from companion.eventlog import EventLog
-    from companion.selfplay import BotTable
-    from companion.setup import GameConfig
-    log = EventLog(db)
-    t = BotTable(GameConfig(), seed=11, log=log)
-    log.db.execute("UPDATE games SET kind = 'table' WHERE id = ?", (t.game.game_id,))
-    t.play_turn()
-    game_id = t.game.game_id
-    log.close()
+    game_id, = logged_games(db, [11])
     assert run(db, camera_folder) == 1
     assert f"Resuming table game {game_id} (" in capsys.readouterr().out
 
@@ -82,37 +92,21 @@ def test_a_move_less_game_an_older_version_kept_is_not_offered_beside_a_played_o
     # older versions kept a table game stopped before its first move; the boot service's
     # --resume would then ask which of two games to continue, on a Pi nobody types at
     from companion.eventlog import EventLog
-    from companion.selfplay import BotTable
-    from companion.setup import GameConfig
     db = tmp_path / "games.sqlite3"
+    played, = logged_games(db, [11])
+    logged_games(db, [12], turns=0)   # newer, never played
     log = EventLog(db)
-    played = BotTable(GameConfig(), seed=11, log=log)
-    played.play_turn()
-    empty = BotTable(GameConfig(), seed=12, log=log)   # newer, never played
-    for t in (played, empty):
-        log.db.execute("UPDATE games SET kind = 'table' WHERE id = ?", (t.game.game_id,))
-    log.db.commit()
-    assert table_cli._pick_table_game(log) == played.game.game_id
+    assert table_cli._pick_table_game(log) == played
     log.close()
     assert run(db, camera_folder) == 1
-    assert f"Resuming table game {played.game.game_id} (" in capsys.readouterr().out
+    assert f"Resuming table game {played} (" in capsys.readouterr().out
 
 
 def test_the_boot_service_resumes_the_newest_of_several_unfinished_games(tmp_path, camera_folder, capsys):
     # after a power cut someone started a plain 'run' too: two unfinished table games; the
     # service (nobody at a keyboard, restarted on failure) must not stop to ask which one
-    from companion.eventlog import EventLog
-    from companion.selfplay import BotTable
-    from companion.setup import GameConfig
     db = tmp_path / "games.sqlite3"
-    log = EventLog(db)
-    games = []
-    for seed in (11, 12):
-        t = BotTable(GameConfig(), seed=seed, log=log)
-        log.db.execute("UPDATE games SET kind = 'table' WHERE id = ?", (t.game.game_id,))
-        t.play_turn()
-        games.append(t.game.game_id)
-    log.close()
+    games = logged_games(db, [11, 12])
     assert run(db, camera_folder) == 1   # its blank frame reads no move: exit 1, not 2
     out = capsys.readouterr().out
     assert f"Resuming table game {games[-1]} (" in out
@@ -122,16 +116,8 @@ def test_the_boot_service_resumes_the_newest_of_several_unfinished_games(tmp_pat
 
 def test_a_resumed_demo_game_is_told_to_be_continued_by_its_id(tmp_path, camera_folder, capsys):
     # 'run --resume' alone takes the newest unfinished *table* game: advice for a demo game names it
-    from companion.eventlog import EventLog
-    from companion.selfplay import BotTable
-    from companion.setup import GameConfig
     db = tmp_path / "games.sqlite3"
-    log = EventLog(db)
-    t = BotTable(GameConfig(), seed=11, log=log)
-    log.db.execute("UPDATE games SET kind = 'demo' WHERE id = ?", (t.game.game_id,))
-    t.play_turn()
-    gid = t.game.game_id
-    log.close()
+    gid, = logged_games(db, [11], kind="demo")
     main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--db", str(db), "--resume", "--game", gid])
     both = "".join(capsys.readouterr())
     assert f"Resuming demo game {gid}" in both
