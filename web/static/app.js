@@ -476,7 +476,7 @@
       const a = (card.afford || {})[active] || {};
       const canBuy = a.can_buy && !over && !replay;
       return h("div", { class: "card" + (canBuy ? " can" : ""), "data-card": card.id, title: card.effect ? card.effect.replace(/_/g, " ") : "" },
-        h("div", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
+        h("div", { class: "cname" }, h("strong", { class: card.name.length > 16 ? "long" : "" }, card.name), h("span", { class: "cvp" }, `${card.vp} VP`), h("span", { class: "cdeck" }, (card.deck || "").toUpperCase())),
         h("div", { class: "ccost" }, ...cost(card, pos)),
         h("div", { class: "afford" }, ...pos.players.map(p => lacks((card.afford || {})[p.color] || {}, p.color))),
         canBuy ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
