@@ -1,6 +1,7 @@
 """``mycelium-companion read-board``: one camera frame in, the board part of a position out.
 
 Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
+"side_unknown": {"q,r": reason}, "unsure": {"q,r": reason},
 "registration": {"markers": [...], "reprojection_px": float}}`` with ``--json``; otherwise the
 reading in words, every space by its printed label (``E5``, as on the dashboard), and each
 space read with low confidence or not at all with its reason (the pieces of the spaces it could
@@ -188,6 +189,8 @@ def _why_unsure(r) -> str:
         return "no reading"
     if r.reason:
         return r.reason
+    if r.doubt:
+        return r.doubt
     piece = {"empty": "an empty space", "tile": f"tile {r.code}", "spore": f"the {r.player} spore"}.get(
         r.kind, f"a {r.kind}" if r.kind in ("rock", "tree") else f"a {r.kind} substrate")
     if r.meeple and r.kind in FLAT_KINDS:

@@ -29,8 +29,8 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
-from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, hidden_core, meeple_evidence, nearest_token,
-                                    symbol_features)
+from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, hidden_core, meeple_evidence, meeples_at_home,
+                                    nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 from companion.vision.veiled import rocks_under_glare
@@ -68,6 +68,12 @@ class Reading:
     they kept their reading."""
 
     @property
+    def unsure(self) -> dict[str, str]:
+        """"q,r" -> why a space's reading is unsure though it stands (its confidence is below
+        the table's bar), e.g. "black's meeple is not clearly seen: on its spore at A5 or on C3"."""
+        return {f"{h[0]},{h[1]}": r.doubt for h, r in self.spaces.items() if r.doubt and not r.reason}
+
+    @property
     def side_unknown(self) -> dict[str, str]:
         """"q,r" -> why the spore there shows no side (its ``used`` in ``board`` is ``None``),
         e.g. "covered by its meeple"."""
@@ -78,6 +84,7 @@ class Reading:
         reg = self.registration.to_json()
         return {"board": self.board, "confidence": self.confidence, "unreadable": self.unreadable,
                 "side_unknown": self.side_unknown,
+                "unsure": self.unsure,
                 "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"],
                                  "warnings": reg["warnings"]}}
 
@@ -291,6 +298,9 @@ class BoardReader:
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
+        # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
+        home = self._homes(rows, spore_of, committed)
+        owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home)
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -322,7 +332,32 @@ class BoardReader:
                 r.confidence = min(r.confidence, float(sconf[i]))
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
+        where = {int(s): i for i, s in enumerate(rows)}
+        for h, p, runner in doubts:
+            at = self.label(self.geo.spaces[h])
+            why = (f"{players[p]}'s meeple is not clearly seen: on its spore at {at}"
+                   + (f" or on {self.label(self.geo.spaces[runner])}" if runner >= 0 else "") + "; the camera cannot tell")
+            for s in (h, runner):
+                if s in where:
+                    readings[where[s]].doubt = why
         return readings
+
+    def _homes(self, rows: np.ndarray, spore_of: np.ndarray, committed: list[SpaceReading] | None) -> np.ndarray:
+        """int (4,) the space of each player's spore (-1 where none, or more than one, was read):
+        ``spore_of`` int (n,) the player index of the spore read on each space of ``rows``, -1
+        none; ``committed``: the readings of every space in an incremental read (those outside
+        ``rows`` stand)."""
+        found: dict[int, list[int]] = {}
+        for s, p in zip(rows, spore_of):
+            if p >= 0:
+                found.setdefault(int(p), []).append(int(s))
+        if committed is not None:
+            players = list(PLAYERS)
+            for s in np.setdiff1d(np.arange(len(committed)), rows):
+                r = committed[s]
+                if r.kind == "spore" and r.player in players:
+                    found.setdefault(players.index(r.player), []).append(int(s))
+        return np.array([found[p][0] if len(found.get(p, ())) == 1 else -1 for p in range(len(PLAYERS))], np.int64)
 
     def _covered_spores(self, lab: np.ndarray, readings: list[SpaceReading], owner: np.ndarray,
                         elsewhere: list[str] = ()) -> list[SpaceReading]:
@@ -492,7 +527,9 @@ class BoardReader:
 
     def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading,
                       rows: np.ndarray) -> Reading:
-        """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since ``previous``."""
+        """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since
+        ``previous``, and the spore of a meeple that left them and was seen nowhere else
+        (:meth:`_lost_homes`)."""
         n = len(self._space_pts)
         old = [previous.spaces[h] for h in self.geo.spaces]
         if not len(rows):
@@ -519,6 +556,9 @@ class BoardReader:
             evidence = previous.evidence.copy()
             new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old,
                                     hidden=self._hidden_core(reg)[rows])
+            homes = self._lost_homes(rows, old, new)
+            if len(homes):
+                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
@@ -532,6 +572,19 @@ class BoardReader:
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
+
+    @staticmethod
+    def _lost_homes(rows: np.ndarray, old: list[SpaceReading], new: list[SpaceReading]) -> np.ndarray:
+        """int (k,) the spore spaces, not among ``rows``, of the players whose meeple stood on one
+        of ``rows`` in the committed readings ``old`` and is read on none of them now (``new``,
+        the readings of ``rows``) while no other space holds it: that meeple may stand on its
+        spore (after a purchase it goes back there, rulebook 6), and a meeple on a chip of its
+        own colour may change too little of the space's look for it to count as changed."""
+        inside = {int(s) for s in rows}
+        homes = {r.player: s for s, r in enumerate(old) if r.kind == "spore" and r.player in PLAYERS and s not in inside}
+        seen = {r.meeple for r in new} | {r.meeple for s, r in enumerate(old) if s not in inside}
+        left = {old[s].meeple for s in inside} - seen
+        return np.array(sorted(homes[p] for p in left if p in homes), np.int64)
 
     def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
                     halo: bool = False, veil: np.ndarray | None = None,
