@@ -29,8 +29,8 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
-from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, hidden_core, meeple_evidence, meeples_at_home,
-                                    nearest_token, symbol_features)
+from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core, meeple_evidence,
+                                    meeples_at_home, nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 from companion.vision.veiled import rocks_under_glare
@@ -301,6 +301,7 @@ class BoardReader:
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
         home = self._homes(rows, spore_of, committed)
         owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home)
+        doubts += [c for c in close_calls(evidence, owner_all, mconf_all) if c[0] not in {d[0] for d in doubts}]
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -334,9 +335,12 @@ class BoardReader:
             r.confidence = min(r.confidence, float(mconf[s]))
         where = {int(s): i for i, s in enumerate(rows)}
         for h, p, runner in doubts:
-            at = self.label(self.geo.spaces[h])
-            why = (f"{players[p]}'s meeple is not clearly seen: on its spore at {at}"
-                   + (f" or on {self.label(self.geo.spaces[runner])}" if runner >= 0 else "") + "; the camera cannot tell")
+            def place(s: int) -> str:
+                r = readings[where[s]] if s in where else committed[s] if committed is not None else None
+                own = r is not None and r.kind == "spore" and r.player == players[p]
+                return f"on {'its spore at ' if own else ''}{self.label(self.geo.spaces[s])}"
+            why = (f"{players[p]}'s meeple is not clearly seen: {place(h)}"
+                   + (f" or {place(runner)}" if runner >= 0 else "") + "; the camera cannot tell")
             for s in (h, runner):
                 if s in where:
                     readings[where[s]].doubt = why

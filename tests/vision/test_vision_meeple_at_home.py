@@ -12,7 +12,7 @@ from companion.sim.render import make_camera, random_conditions, render_styled
 from companion.sim.render_scene import random_board
 from companion.sim.styles import STYLES, TABLES
 from companion.vision.classify import SpaceReading
-from companion.vision.pieces import DEDUCED_SURE, assign_meeples, meeples_at_home
+from companion.vision.pieces import DEDUCED_SURE, assign_meeples, close_calls, meeples_at_home
 from companion.vision.reader import BoardReader
 
 BLACK = 3
@@ -71,6 +71,16 @@ def test_a_meeple_no_space_tells_is_placed_unsure_with_both_spaces_named():
     owner, conf, doubts = meeples_at_home(ev, owner, conf, np.array([-1, -1, -1, 5]))
     assert (owner == -1).all() and conf[5] < DEDUCED_SURE and conf[8] < DEDUCED_SURE
     assert doubts == [(5, BLACK, 8)]
+
+
+def test_a_meeple_placed_unsure_names_the_space_that_looks_next_most_like_it():
+    ev = _evidence()
+    ev[5, BLACK] = 3.98  # black's spore, no meeple on it, its dark dot looking like a meeple's top
+    ev[8, BLACK] = 3.74  # black's meeple on a tile
+    ev[1, 0] = 4.0       # blue's meeple, clear
+    owner, conf = assign_meeples(ev)
+    assert owner[5] == BLACK and conf[5] < DEDUCED_SURE and conf[8] < DEDUCED_SURE
+    assert close_calls(ev, owner, conf) == [(5, BLACK, 8)]
 
 
 def test_no_meeple_is_deduced_for_a_player_without_a_spore_on_the_board():
@@ -148,3 +158,23 @@ def test_a_black_meeple_on_its_spore_that_looks_like_the_used_side_is_on_the_boa
     seen = reader1.read(later, previous=committed)
     assert seen.changed is not None and seen.changed <= 4
     _assert_meeples_and_spores(seen, board1)
+
+
+def test_a_spore_looking_like_its_meeple_beside_the_meeple_on_a_tile_is_reported_unsure(tmp_path, geo, codes, capsys):
+    # inkline art under the dim warm lamp (bench seed 2024, board 32): black's unused spore (a
+    # dark dot on a black chip) looks as much like black's meeple (evidence 3.98) as the meeple
+    # on its tile does (3.74); the camera cannot tell which holds it, so neither space may be
+    # read with confidence, and the reading says why, naming both
+    reader, frame, board, _, _ = styled_table("inkline", "dim warm lamp", 2024, 32, tmp_path, geo, codes, capsys)
+    spore, tile = board["spores"]["black"]["at"], board["meeples"]["black"]
+    assert spore != tile
+    reading = reader.read(frame.image)
+    assert "unsure" in reading.to_json()
+    if reading.board["meeples"].get("black") == tile:
+        return  # read right
+    for at in (spore, tile):
+        key = f"{at[0]},{at[1]}"
+        assert reading.confidence[key] < DEDUCED_SURE  # the table asks
+        why = reading.unsure[key]
+        assert "black's meeple is not clearly seen" in why
+        assert f"on its spore at {reader.label(tuple(spore))}" in why and f"on {reader.label(tuple(tile))}" in why
