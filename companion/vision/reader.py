@@ -316,7 +316,7 @@ class BoardReader:
         if committed is not None:
             outside = np.setdiff1d(np.arange(len(committed)), rows)
             elsewhere = [committed[s].player for s in outside if committed[s].kind == "spore"]
-        readings = self._covered_spores(lab, readings, owner, elsewhere)
+        readings = self._covered_spores(lab, readings, owner, elsewhere, evidence[rows], set(owner_all[owner_all >= 0]))
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
             feat = features(sp)
@@ -364,7 +364,8 @@ class BoardReader:
         return np.array([found[p][0] if len(found.get(p, ())) == 1 else -1 for p in range(len(PLAYERS))], np.int64)
 
     def _covered_spores(self, lab: np.ndarray, readings: list[SpaceReading], owner: np.ndarray,
-                        elsewhere: list[str] = ()) -> list[SpaceReading]:
+                        elsewhere: list[str] = (), evidence: np.ndarray | None = None,
+                        placed: set[int] = frozenset()) -> list[SpaceReading]:
         """A player's spore hidden under its own meeple, when no spore of that player was read
         elsewhere: read as another player's spore, it is the meeple's own (a meeple never stands
         on another player's spore, rulebook 5.b, docs/rules.md); read as an empty space, it is
@@ -372,7 +373,15 @@ class BoardReader:
         4, moving the meeple), and a dark chip showing around a meeple looks like the board.
         ``owner``: int (S,) player index of the meeple on each space of ``readings`` (-1 none);
         ``elsewhere``: the players of the spores read on the spaces not in ``readings`` (an
-        incremental read)."""
+        incremental read); ``evidence``: float32 (S, 4) meeple evidence of these spaces;
+        ``placed``: the player indices of the meeples placed anywhere on the board.
+
+        A spore read as the only spore of another player x stays x's where the meeple on it may
+        be x's own with its colour misread (x in the game, its meeple placed nowhere, and x's
+        meeple evidence there at least the placed meeple's).  Otherwise it is the meeple's: x's
+        meeple stands elsewhere (so this is not x's meeple on x's spore), or the meeple looks more
+        like the placed player's than like x's, and around a meeple only a thin rim of the chip
+        shows its colour (a blue rim in shadow read as black, where black is not in the game)."""
         players = list(PLAYERS)
         readings = list(readings)
         spores = [r.player for r in readings if r.kind == "spore"] + list(elsewhere)
@@ -381,8 +390,10 @@ class BoardReader:
             r, p = readings[s], players[owner[s]]
             if p in spores:
                 continue
-            if r.kind == "spore" and r.player != p and spores.count(r.player) == 1:
-                continue  # the colour is another player's whose only spore it would be
+            if r.kind == "spore" and r.player != p and spores.count(r.player) == 1 and r.player in players:
+                x = players.index(r.player)
+                if x not in placed and (evidence is None or evidence[s, x] >= evidence[s, owner[s]]):
+                    continue  # the colour may be x's, whose only spore it would be, with x's own meeple on it
             if r.kind == "spore":
                 readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5)
             elif r.kind == "empty":

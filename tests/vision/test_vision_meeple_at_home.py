@@ -178,3 +178,15 @@ def test_a_spore_looking_like_its_meeple_beside_the_meeple_on_a_tile_is_reported
         why = reading.unsure[key]
         assert "black's meeple is not clearly seen" in why
         assert f"on its spore at {reader.label(tuple(spore))}" in why and f"on {reader.label(tuple(tile))}" in why
+
+
+def test_a_spore_under_its_meeple_read_as_a_player_not_in_the_game_is_the_meeples_own(tmp_path, geo, codes, capsys):
+    # inkline art under the warm lamp (bench seed 2024, board 24), three players, no black: blue's
+    # meeple stands on blue's used spore, and the thin rim of the chip around it read as black's
+    # spore.  A meeple never stands on another player's spore; black's meeple is placed nowhere
+    # and the meeple there looks far more like blue's than like black's, so it is blue's spore
+    reader, frame, board, _, _ = styled_table("inkline", "warm lamp", 2024, 24, tmp_path, geo, codes, capsys)
+    assert "black" not in board["spores"] and board["meeples"]["blue"] == board["spores"]["blue"]["at"]
+    reading = reader.read(frame.image)
+    _assert_meeples_and_spores(reading, board)
+    assert set(reading.board["spores"]) == set(board["spores"])
