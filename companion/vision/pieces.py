@@ -402,6 +402,11 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     return owner, conf
 
 
+HOME_LEAST = MEEPLE_MIN_EVIDENCE - CLEAR_MARGIN
+"""Least evidence of a meeple on its own spore for :func:`meeples_at_home` to put it there:
+within :data:`CLEAR_MARGIN` of what places a meeple.  Below it the spore's symbol shows (a spore
+without its meeple scores -4 to -7 in the median under the lamps; a meeple on its spore -1 at
+worst), and a meeple seen nowhere is hidden from the camera (a hand over it), not on its spore."""
 DEDUCED_SURE = 0.5
 """Confidence of a meeple placed by :func:`meeples_at_home` below which the reading says why it
 is unsure (the table's bar, ``companion.table.inference.LOW_CONFIDENCE``: below it the table asks)."""
@@ -419,7 +424,10 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     meeple shows its colour against paths that have none of it; only on its own spore, a chip
     of its own colour, can it look like the flat piece under it (a black meeple on black's dark
     used side under a warm lamp looks like the side's dark X).  So a meeple seen clearly on no
-    space stands on its spore: a deduction from the rules, not a guess.
+    space stands on its spore: a deduction from the rules, not a guess, as long as the spore's
+    own look allows a meeple on it (evidence :data:`HOME_LEAST` or more).  Where it does not (the
+    symbol shows: a hand hides the meeple elsewhere), the meeple is placed nowhere, and the spore
+    and the space that looks next most like it are reported unsure (confidence 0).
 
     ``evidence``: float (S, 4) meeple evidence (:func:`meeple_evidence`); ``owner``, ``conf``:
     int (S,) and float (S,) from :func:`assign_meeples`; ``home``: int (4,) the space of each
@@ -438,6 +446,16 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     doubts = []
     for p, h in enumerate(np.asarray(home, np.int64)):
         if h < 0 or p in owner or owner[h] >= 0:
+            continue
+        if evidence[h, p] < HOME_LEAST:
+            # the spore shows its symbol: the meeple is not on it either (hidden by a hand,
+            # lost under glare); the camera cannot tell where it is
+            others = np.flatnonzero((owner < 0) & (np.arange(len(owner)) != h))
+            runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
+            conf[h] = 0.0
+            if runner >= 0:
+                conf[runner] = 0.0
+            doubts.append((int(h), p, runner))
             continue
         others = np.flatnonzero(owner < 0)
         others = others[others != h]

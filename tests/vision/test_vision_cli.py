@@ -42,7 +42,7 @@ def test_read_board_json(tmp_path, capsys, geo):
     code, out, err = run(["read-board", str(img), "--intrinsics", str(_intrinsics_file(tmp_path, intr)), "--json"], capsys)
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"board", "confidence", "unreadable", "side_unknown", "registration"}
+    assert set(result) == {"board", "confidence", "unreadable", "side_unknown", "unsure", "registration"}
     assert result["unreadable"] == {}
     assert normalised(result["board"]) == normalised(BOARD, seen=result["board"])
     assert result["registration"]["markers"] == [0, 1, 2, 3]

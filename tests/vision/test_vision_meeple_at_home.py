@@ -83,6 +83,16 @@ def test_a_meeple_placed_unsure_names_the_space_that_looks_next_most_like_it():
     assert close_calls(ev, owner, conf) == [(5, BLACK, 8)]
 
 
+def test_a_meeple_hidden_elsewhere_is_not_put_on_a_spore_that_shows_its_symbol():
+    # a hand over black's meeple on a tile: every space scores low for it, and its spore shows
+    # its symbol (evidence far below what a meeple standing there gives)
+    ev = _evidence()
+    ev[5, BLACK] = -5.0
+    owner, conf = assign_meeples(ev)
+    owner, conf, doubts = meeples_at_home(ev, owner, conf, np.array([-1, -1, -1, 5]))
+    assert (owner == -1).all() and conf[5] == 0.0 and len(doubts) == 1 and doubts[0][:2] == (5, BLACK)
+
+
 def test_no_meeple_is_deduced_for_a_player_without_a_spore_on_the_board():
     ev = _evidence()
     ev[5, BLACK] = 0.6
