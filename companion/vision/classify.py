@@ -114,6 +114,9 @@ class SpaceReading:
     """Why the space could not be read (then ``confidence`` is 0), e.g. glare; else ``None``."""
     side_unknown: str | None = None
     """Why a spore's side is not read (then ``used`` is ``None``), e.g. "covered by its meeple"."""
+    doubt: str | None = None
+    """Why a reading that stands is unsure (its confidence is below the table's bar), e.g. which
+    two spaces a meeple may stand on when the camera cannot tell; else ``None``."""
 
 
 SIDE_DL = 9.0

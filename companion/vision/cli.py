@@ -1,10 +1,10 @@
 """``mycelium-companion read-board``: one camera frame in, the board part of a position out.
 
 Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
-"unsure": {"q,r": reason}, "labels": {"q,r": "E5"}, "registration": {"markers": [...],
-"reprojection_px": float}}`` with ``--json`` (``unsure``: the readable spaces read with a
-confidence under :data:`LOW_CONFIDENCE`, each with its likely reason, as the text lists them;
-``labels``: every space's printed label); otherwise the
+"side_unknown": {"q,r": reason}, "unsure": {"q,r": reason}, "labels": {"q,r": "E5"},
+"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json`` (``unsure``: the
+readable spaces read with a confidence under :data:`LOW_CONFIDENCE`, each with its likely reason,
+as the text lists them; ``labels``: every space's printed label); otherwise the
 reading in words, every space by its printed label (``E5``, as on the dashboard), and each
 space read with low confidence or not at all with its reason (the pieces of the spaces it could
 not read are left out of the lists, those spaces named once per reason).  ``unreadable`` names
@@ -208,6 +208,8 @@ def _why_unsure(r) -> str:
         return "no reading"
     if r.reason:
         return r.reason
+    if r.doubt:
+        return r.doubt
     piece = {"empty": "an empty space", "tile": f"tile {r.code}", "spore": f"the {r.player} spore"}.get(
         r.kind, f"a {r.kind}" if r.kind in ("rock", "tree") else f"a {r.kind} substrate")
     if r.meeple and r.kind in FLAT_KINDS:

@@ -21,6 +21,9 @@ and the reader then decides:
   jointly over all spaces (:func:`assign_meeples`, ``scipy.optimize.linear_sum_assignment``):
   two spaces showing one colour are settled by their meeple evidence, never by how sure the
   reading of the piece under them is;
+* a meeple seen clearly nowhere, whose player's spore was read, on that spore: a meeple is on
+  the board while its spore is, and only on its own spore can it look like the piece under it
+  (:func:`meeples_at_home`);
 * **spore sides** by distance to the learned sides: nearer the used side than the unused one,
   or, when only the unused side was learned (one calibration photo), far from it
   (:data:`SIDE_DISTANCE`).  Under a meeple only the outer ring counts.
@@ -397,3 +400,95 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     margin = np.min(need[None, :] - evidence[free], axis=1).astype(np.float64)
     conf[free] = 1.0 - np.exp(-np.maximum(margin, 0.0) / 1.5)
     return owner, conf
+
+
+HOME_LEAST = MEEPLE_MIN_EVIDENCE - CLEAR_MARGIN
+"""Least evidence of a meeple on its own spore for :func:`meeples_at_home` to put it there:
+within :data:`CLEAR_MARGIN` of what places a meeple.  Below it the spore's symbol shows (a spore
+without its meeple scores -4 to -7 in the median under the lamps; a meeple on its spore -1 at
+worst), and a meeple seen nowhere is hidden from the camera (a hand over it), not on its spore."""
+DEDUCED_SURE = 0.5
+"""Confidence of a meeple placed by :func:`meeples_at_home` below which the reading says why it
+is unsure (the table's bar, ``companion.table.inference.LOW_CONFIDENCE``: below it the table asks)."""
+
+
+def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
+                    home: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+    """Put on its spore the meeple of a player whose spore is on the board and whose meeple
+    :func:`assign_meeples` placed nowhere.
+
+    A player's meeple is always on the board while its spore is: it stands on a tile or on its
+    own spore, goes back to its spore after a purchase or when its tile is removed, and leaves
+    the board only with a displaced spore (rulebook 4, 5.a, 6; docs/rules.md;
+    :func:`companion.position.check_against_edition` refuses any other position).  On a tile a
+    meeple shows its colour against paths that have none of it; only on its own spore, a chip
+    of its own colour, can it look like the flat piece under it (a black meeple on black's dark
+    used side under a warm lamp looks like the side's dark X).  So a meeple seen clearly on no
+    space stands on its spore: a deduction from the rules, not a guess, as long as the spore's
+    own look allows a meeple on it (evidence :data:`HOME_LEAST` or more).  Where it does not (the
+    symbol shows: a hand hides the meeple elsewhere), the meeple is placed nowhere, and the spore
+    and the space that looks next most like it are reported unsure (confidence 0).
+
+    ``evidence``: float (S, 4) meeple evidence (:func:`meeple_evidence`); ``owner``, ``conf``:
+    int (S,) and float (S,) from :func:`assign_meeples`; ``home``: int (4,) the space of each
+    player's spore as read, -1 where none (or more than one) was read.  Returns new (owner,
+    conf) and the doubts: (spore space, player, runner-up space) for each such meeple placed
+    with confidence below :data:`DEDUCED_SURE`, or not placed.
+
+    The confidence of such a meeple grows with the margin by which its spore's evidence beats
+    every other space that holds no meeple (the same scale as :func:`assign_meeples`).  Where
+    another space looks about as much like that meeple (a meeple on a tile under glare), the
+    camera cannot tell which of the two holds it: both spaces get that low confidence (the
+    table asks), and where the other space looks more like it than the spore does, the meeple
+    is placed on neither.
+    """
+    owner, conf = owner.copy(), conf.copy()
+    doubts = []
+    for p, h in enumerate(np.asarray(home, np.int64)):
+        if h < 0 or p in owner or owner[h] >= 0:
+            continue
+        if evidence[h, p] < HOME_LEAST:
+            # the spore shows its symbol: the meeple is not on it either (hidden by a hand,
+            # lost under glare); the camera cannot tell where it is
+            others = np.flatnonzero((owner < 0) & (np.arange(len(owner)) != h))
+            runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
+            conf[h] = 0.0
+            if runner >= 0:
+                conf[runner] = 0.0
+            doubts.append((int(h), p, runner))
+            continue
+        others = np.flatnonzero(owner < 0)
+        others = others[others != h]
+        if len(others):
+            runner = int(others[np.argmax(evidence[others, p])])
+            margin = float(evidence[h, p] - evidence[runner, p])
+        else:
+            runner, margin = -1, np.inf
+        c = float(1.0 - np.exp(-max(margin, 0.0) / 1.5))
+        if margin > 0:
+            owner[h], conf[h] = p, c
+        else:
+            conf[h] = min(conf[h], c)
+        if runner >= 0:
+            conf[runner] = min(conf[runner], c)
+        if c < DEDUCED_SURE:
+            doubts.append((int(h), p, runner))
+    return owner, conf, doubts
+
+
+def close_calls(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray) -> list[tuple[int, int, int]]:
+    """The meeples placed with confidence below :data:`DEDUCED_SURE`, each with the space that
+    looks next most like it: (space, player, runner-up space, -1 where none) per such meeple.
+
+    ``evidence``: float (S, 4) (:func:`meeple_evidence`); ``owner``, ``conf``: int (S,) and float
+    (S,) of the placed meeples (:func:`assign_meeples`, :func:`meeples_at_home`).  On its own
+    spore a meeple is judged by the symbol alone, and a spore without its meeple can look about
+    as much like one as a meeple on a tile does (inkline under the dim warm lamp: 3.98 on the
+    spore against 3.74 on the tile that held it): the reading then names both spaces."""
+    out = []
+    for s in np.flatnonzero((owner >= 0) & (conf < DEDUCED_SURE)):
+        p = int(owner[s])
+        others = np.flatnonzero(owner < 0)
+        runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
+        out.append((int(s), p, runner))
+    return out

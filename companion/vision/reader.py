@@ -29,8 +29,8 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
-from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, hidden_core, meeple_evidence, nearest_token,
-                                    symbol_features)
+from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core, meeple_evidence,
+                                    meeples_at_home, nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 from companion.vision.veiled import rocks_under_glare
@@ -68,6 +68,12 @@ class Reading:
     they kept their reading."""
 
     @property
+    def unsure(self) -> dict[str, str]:
+        """"q,r" -> why a space's reading is unsure though it stands (its confidence is below
+        the table's bar), e.g. "black's meeple is not clearly seen: on its spore at A5 or on C3"."""
+        return {f"{h[0]},{h[1]}": r.doubt for h, r in self.spaces.items() if r.doubt and not r.reason}
+
+    @property
     def side_unknown(self) -> dict[str, str]:
         """"q,r" -> why the spore there shows no side (its ``used`` in ``board`` is ``None``),
         e.g. "covered by its meeple"."""
@@ -78,6 +84,7 @@ class Reading:
         reg = self.registration.to_json()
         return {"board": self.board, "confidence": self.confidence, "unreadable": self.unreadable,
                 "side_unknown": self.side_unknown,
+                "unsure": self.unsure,
                 "registration": {"markers": reg["markers"], "reprojection_px": reg["reprojection_px"],
                                  "warnings": reg["warnings"]}}
 
@@ -291,6 +298,10 @@ class BoardReader:
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
+        # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
+        home = self._homes(rows, spore_of, committed)
+        owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home)
+        doubts += [c for c in close_calls(evidence, owner_all, mconf_all) if c[0] not in {d[0] for d in doubts}]
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -305,7 +316,7 @@ class BoardReader:
         if committed is not None:
             outside = np.setdiff1d(np.arange(len(committed)), rows)
             elsewhere = [committed[s].player for s in outside if committed[s].kind == "spore"]
-        readings = self._covered_spores(lab, readings, owner, elsewhere)
+        readings = self._covered_spores(lab, readings, owner, elsewhere, evidence[rows], set(owner_all[owner_all >= 0]))
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         if sp:
             feat = features(sp)
@@ -322,10 +333,39 @@ class BoardReader:
                 r.confidence = min(r.confidence, float(sconf[i]))
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
+        where = {int(s): i for i, s in enumerate(rows)}
+        for h, p, runner in doubts:
+            def place(s: int) -> str:
+                r = readings[where[s]] if s in where else committed[s] if committed is not None else None
+                own = r is not None and r.kind == "spore" and r.player == players[p]
+                return f"on {'its spore at ' if own else ''}{self.label(self.geo.spaces[s])}"
+            why = (f"{players[p]}'s meeple is not clearly seen: {place(h)}"
+                   + (f" or {place(runner)}" if runner >= 0 else "") + "; the camera cannot tell")
+            for s in (h, runner):
+                if s in where:
+                    readings[where[s]].doubt = why
         return readings
 
+    def _homes(self, rows: np.ndarray, spore_of: np.ndarray, committed: list[SpaceReading] | None) -> np.ndarray:
+        """int (4,) the space of each player's spore (-1 where none, or more than one, was read):
+        ``spore_of`` int (n,) the player index of the spore read on each space of ``rows``, -1
+        none; ``committed``: the readings of every space in an incremental read (those outside
+        ``rows`` stand)."""
+        found: dict[int, list[int]] = {}
+        for s, p in zip(rows, spore_of):
+            if p >= 0:
+                found.setdefault(int(p), []).append(int(s))
+        if committed is not None:
+            players = list(PLAYERS)
+            for s in np.setdiff1d(np.arange(len(committed)), rows):
+                r = committed[s]
+                if r.kind == "spore" and r.player in players:
+                    found.setdefault(players.index(r.player), []).append(int(s))
+        return np.array([found[p][0] if len(found.get(p, ())) == 1 else -1 for p in range(len(PLAYERS))], np.int64)
+
     def _covered_spores(self, lab: np.ndarray, readings: list[SpaceReading], owner: np.ndarray,
-                        elsewhere: list[str] = ()) -> list[SpaceReading]:
+                        elsewhere: list[str] = (), evidence: np.ndarray | None = None,
+                        placed: set[int] = frozenset()) -> list[SpaceReading]:
         """A player's spore hidden under its own meeple, when no spore of that player was read
         elsewhere: read as another player's spore, it is the meeple's own (a meeple never stands
         on another player's spore, rulebook 5.b, docs/rules.md); read as an empty space, it is
@@ -333,7 +373,15 @@ class BoardReader:
         4, moving the meeple), and a dark chip showing around a meeple looks like the board.
         ``owner``: int (S,) player index of the meeple on each space of ``readings`` (-1 none);
         ``elsewhere``: the players of the spores read on the spaces not in ``readings`` (an
-        incremental read)."""
+        incremental read); ``evidence``: float32 (S, 4) meeple evidence of these spaces;
+        ``placed``: the player indices of the meeples placed anywhere on the board.
+
+        A spore read as the only spore of another player x stays x's where the meeple on it may
+        be x's own with its colour misread (x in the game, its meeple placed nowhere, and x's
+        meeple evidence there at least the placed meeple's).  Otherwise it is the meeple's: x's
+        meeple stands elsewhere (so this is not x's meeple on x's spore), or the meeple looks more
+        like the placed player's than like x's, and around a meeple only a thin rim of the chip
+        shows its colour (a blue rim in shadow read as black, where black is not in the game)."""
         players = list(PLAYERS)
         readings = list(readings)
         spores = [r.player for r in readings if r.kind == "spore"] + list(elsewhere)
@@ -342,8 +390,10 @@ class BoardReader:
             r, p = readings[s], players[owner[s]]
             if p in spores:
                 continue
-            if r.kind == "spore" and r.player != p and spores.count(r.player) == 1:
-                continue  # the colour is another player's whose only spore it would be
+            if r.kind == "spore" and r.player != p and spores.count(r.player) == 1 and r.player in players:
+                x = players.index(r.player)
+                if x not in placed and (evidence is None or evidence[s, x] >= evidence[s, owner[s]]):
+                    continue  # the colour may be x's, whose only spore it would be, with x's own meeple on it
             if r.kind == "spore":
                 readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5)
             elif r.kind == "empty":
@@ -492,7 +542,9 @@ class BoardReader:
 
     def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading,
                       rows: np.ndarray) -> Reading:
-        """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since ``previous``."""
+        """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since
+        ``previous``, and the spore of a meeple that left them and was seen nowhere else
+        (:meth:`_lost_homes`)."""
         n = len(self._space_pts)
         old = [previous.spaces[h] for h in self.geo.spaces]
         if not len(rows):
@@ -519,6 +571,9 @@ class BoardReader:
             evidence = previous.evidence.copy()
             new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old,
                                     hidden=self._hidden_core(reg)[rows])
+            homes = self._lost_homes(rows, old, new)
+            if len(homes):
+                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
@@ -532,6 +587,19 @@ class BoardReader:
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
+
+    @staticmethod
+    def _lost_homes(rows: np.ndarray, old: list[SpaceReading], new: list[SpaceReading]) -> np.ndarray:
+        """int (k,) the spore spaces, not among ``rows``, of the players whose meeple stood on one
+        of ``rows`` in the committed readings ``old`` and is read on none of them now (``new``,
+        the readings of ``rows``) while no other space holds it: that meeple may stand on its
+        spore (after a purchase it goes back there, rulebook 6), and a meeple on a chip of its
+        own colour may change too little of the space's look for it to count as changed."""
+        inside = {int(s) for s in rows}
+        homes = {r.player: s for s, r in enumerate(old) if r.kind == "spore" and r.player in PLAYERS and s not in inside}
+        seen = {r.meeple for r in new} | {r.meeple for s, r in enumerate(old) if s not in inside}
+        left = {old[s].meeple for s in inside} - seen
+        return np.array(sorted(homes[p] for p in left if p in homes), np.int64)
 
     def _mark_glare(self, bgr: np.ndarray, readings: list[SpaceReading], rows: np.ndarray | None = None,
                     halo: bool = False, veil: np.ndarray | None = None,
