@@ -194,6 +194,12 @@ class GreedyBot:
         over 30 easy and 30 medium games it completed the mission no more often (4 and 1
         against 3 and 3) and made games slower."""
         self.plan_moves = True
+        self.fish_plan = True
+        self.hand_sides = False
+        """Cooperative play: an end facing an empty blueprint space on the side and in the colour
+        by which a tile left in the placer's hand joins it pulls most (:meth:`_hand_sides`)."""
+        """Cooperative play: a player who reaches an empty blueprint space without its shape in
+        hand redraws with the spore ability (:meth:`_fish_for_plan`)."""
         self.substrate_sides = True
         """Cooperative play: an end facing an empty blueprint space that holds a substrate
         pulls as a side that can join only in the substrate's colour (5.a, table rule
@@ -659,6 +665,7 @@ class GreedyBot:
         pull = 0.0
         players = len(pos.colors)
         strict = option(pos.options, "substrate_requires_matching_color")
+        in_hand = self._hand_sides(pos, bp, tile.code) if self.hand_sides else frozenset()
         for e, color in enumerate(tile.edge_color):
             if color is None:
                 continue
@@ -669,10 +676,33 @@ class GreedyBot:
                 joinable = color in forest_plan.joins(b.edition, players, bp.spaces[n])[opposite(e)]
                 if joinable and self.substrate_sides and n in pos.substrates and strict:
                     joinable = color == SUBSTRATE_COLOR[pos.substrates[n]]   # 5.a
+                if joinable and (n, opposite(e), color) in in_hand:
+                    pull = max(pull, self.blueprint_pull * 9)   # the placer lays it next turn
                 pull = max(pull, self.blueprint_pull * ((8 if color == "green" else 7) if joinable else 3))
             elif b.placeable(n):
                 pull = max(pull, self.blueprint_pull * max(0, 6 - min(distance(n, h) for h in todo)))
         return s + pull
+
+    @staticmethod
+    def _hand_sides(pos: Position, bp: forest_plan.Blueprint, placing: str) -> frozenset:
+        """(empty blueprint space, edge, colour) by which a tile left in the active player's
+        hand once ``placing`` is down, in the rotation the blueprint plans there, joins a
+        network (4.a.1): where an end of that colour on that edge lets them lay it next turn."""
+        key = ("hand_sides", tilecodes.canonical(placing))
+        if key not in pos.cache:
+            hand = list(pos.hands.get(pos.active, ()))
+            gone = next((i for i, c in enumerate(hand) if tilecodes.canonical(c) == tilecodes.canonical(placing)), None)
+            if gone is not None:
+                hand.pop(gone)
+            out = set()
+            todo = bp.todo(pos)
+            for code in set(hand) - {tilecodes.ROCK}:
+                for _k, placed in tilecodes.distinct_rotations(code):
+                    for h in todo:
+                        if bp.fits(h, placed):
+                            out |= {(h, e, c) for e, c in enumerate(tilecodes.parse(placed).edge_color) if c}
+            pos.cache[key] = frozenset(out)
+        return pos.cache[key]
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
@@ -855,6 +885,9 @@ class GreedyBot:
         spore = pos.spores.get(p)
         if spore is None or spore.used or spore.at is None:
             return None
+        fish = self._fish_for_plan(b, p) if self.fish_plan else None
+        if fish is not None:
+            return fish
         if movegen.placements(b, p) or movegen.rock_spots(b, p):
             return None
         if self._near_blueprint(b, p):
@@ -862,6 +895,97 @@ class GreedyBot:
         # Nothing placeable from here: start over from a better starting space.
         to = self.start_space(b, p, exclude=spore.at)
         return {"player": p, "action": "spore_ability", "mode": "relocate", "to": [to.q, to.r]} if to else None
+
+    def _fish_for_plan(self, b: Board, p: str) -> dict[str, Any] | None:
+        """Cooperative play (7.c): the spore ability's first option (4.d: discard one tile,
+        a rock too, return the other two to the bag, draw three) for a player who can reach an
+        empty blueprint space (on their frontier from where the meeple stands or after a move,
+        4.a.1, 4.b) but holds no tile with the green path it needs, while the bag still holds
+        such tiles.  The discarded tile is a rock, else the one least worth keeping
+        (:meth:`_keep`).  ``None`` when that does not hold (the turn is better spent growing)."""
+        pos = b.pos
+        bp = self._pending_blueprint(b)
+        if bp is None or pos.bag < 3:
+            return None
+        todo = [h for h in bp.todo(pos) if b.placeable(h)]
+        if not todo:
+            return None
+        hand = pos.hands[p]
+        if self.fish_plan >= 2:
+            return self._fish_to_join(b, p, bp, todo)
+        if any(self._fits_any(bp, todo, c) for c in hand if c != tilecodes.ROCK):
+            return None
+        if not self._bag_holds_plan(pos, b.edition, bp, todo):
+            return None
+        if not self._plan_in_reach(b, p, set(todo)):
+            return None
+        discard = tilecodes.ROCK if tilecodes.ROCK in hand else min(
+            hand, key=lambda c: (self._keep(pos, c), c))
+        return {"player": p, "action": "spore_ability", "mode": "redraw", "discard": discard}
+
+    def _fish_to_join(self, b: Board, p: str, bp: forest_plan.Blueprint, todo: list[Hex]) -> dict[str, Any] | None:
+        pos = b.pos
+        hand = pos.hands[p]
+        if any(_three_way_green(c) for c in hand if c != tilecodes.ROCK) and bp.branches - set(pos.tiles):
+            return None
+        strict = option(pos.options, "substrate_requires_matching_color")
+        sides: set = set()
+        boards = [b] + [Board(self._with_meeple(pos, p, Hex(*mv["to"])), b.edition) for mv in movegen.meeple_moves(b, p)]
+        want = set(todo)
+        for bd in boards:
+            for h, att in bd.frontier(p).items():
+                if h in want:
+                    need = SUBSTRATE_COLOR[pos.substrates[h]] if strict and h in pos.substrates else None
+                    sides |= {(h, e, c) for e, c in att if c is None or need in (None, c)}
+        if not sides:
+            return None
+
+        def joins(code: str) -> bool:
+            for _k, placed in tilecodes.distinct_rotations(code):
+                colors = tilecodes.parse(placed).edge_color
+                if any(bp.fits(h, placed) and (c is None or colors[e] == c) for h, e, c in sides):
+                    return True
+            return False
+        if any(joins(c) for c in hand if c != tilecodes.ROCK):
+            return None
+        if pos.bag_tiles is not None:
+            left = {c for c, n in pos.bag_tiles.items() if n > 0}
+        else:
+            left = set(b.edition.bag_composition(max(2, len(pos.colors))))
+        if not any(joins(c) for c in left if c != tilecodes.ROCK):
+            return None
+        discard = tilecodes.ROCK if tilecodes.ROCK in hand else min(
+            hand, key=lambda c: (self._keep(pos, c), c))
+        return {"player": p, "action": "spore_ability", "mode": "redraw", "discard": discard}
+
+    @staticmethod
+    def _fits_any(bp: forest_plan.Blueprint, spaces: list[Hex], code: str) -> bool:
+        """True when some rotation of ``code`` is the blueprint's tile on one of ``spaces``."""
+        return any(bp.fits(h, placed) for h in spaces for _k, placed in tilecodes.distinct_rotations(code))
+
+    def _bag_holds_plan(self, pos: Position, ed: Edition, bp: forest_plan.Blueprint, todo: list[Hex]) -> bool:
+        """True when a tile type still in the bag (its known contents, else the edition's bag
+        less the tiles seen on the board, in hands and in the discard) fits an empty blueprint
+        space."""
+        if pos.bag_tiles is not None:
+            left = {c for c, n in pos.bag_tiles.items() if n > 0}
+        else:
+            counts = dict(ed.bag_composition(max(2, len(pos.colors))))
+            seen = list(pos.tiles.values()) + list(pos.discard) + [c for h in pos.hands.values() for c in h]
+            for c in seen:
+                if c != tilecodes.ROCK:
+                    k = tilecodes.canonical(c)
+                    counts[k] = counts.get(k, 0) - 1
+            left = {c for c, n in counts.items() if n > 0}
+        return any(self._fits_any(bp, todo, c) for c in left if c != tilecodes.ROCK)
+
+    def _plan_in_reach(self, b: Board, p: str, todo: set[Hex]) -> bool:
+        """True when an empty blueprint space in ``todo`` is on ``p``'s frontier from where
+        the meeple stands or after one of its moves (4.a.1, 4.b)."""
+        if todo & set(b.frontier(p)):
+            return True
+        return any(todo & set(Board(self._with_meeple(b.pos, p, Hex(*mv["to"])), b.edition).frontier(p))
+                   for mv in movegen.meeple_moves(b, p))
 
     def _move_to_buy(self, b: Board, p: str) -> dict[str, Any] | None:
         if self._purchase(b, p):
