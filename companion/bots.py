@@ -10,7 +10,9 @@
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
-  its colour), walks the player holding a planned tile onto a network that can lay it, and
+  its colour), walks the player holding a planned tile onto a network that can lay it, redraws
+  with the spore ability (4.d) when its network reaches a planned space but no tile in hand
+  has the shape it needs, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
   card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
@@ -195,9 +197,6 @@ class GreedyBot:
         against 3 and 3) and made games slower."""
         self.plan_moves = True
         self.fish_plan = True
-        self.hand_sides = False
-        """Cooperative play: an end facing an empty blueprint space on the side and in the colour
-        by which a tile left in the placer's hand joins it pulls most (:meth:`_hand_sides`)."""
         """Cooperative play: a player who reaches an empty blueprint space without its shape in
         hand redraws with the spore ability (:meth:`_fish_for_plan`)."""
         self.substrate_sides = True
@@ -665,7 +664,6 @@ class GreedyBot:
         pull = 0.0
         players = len(pos.colors)
         strict = option(pos.options, "substrate_requires_matching_color")
-        in_hand = self._hand_sides(pos, bp, tile.code) if self.hand_sides else frozenset()
         for e, color in enumerate(tile.edge_color):
             if color is None:
                 continue
@@ -676,33 +674,10 @@ class GreedyBot:
                 joinable = color in forest_plan.joins(b.edition, players, bp.spaces[n])[opposite(e)]
                 if joinable and self.substrate_sides and n in pos.substrates and strict:
                     joinable = color == SUBSTRATE_COLOR[pos.substrates[n]]   # 5.a
-                if joinable and (n, opposite(e), color) in in_hand:
-                    pull = max(pull, self.blueprint_pull * 9)   # the placer lays it next turn
                 pull = max(pull, self.blueprint_pull * ((8 if color == "green" else 7) if joinable else 3))
             elif b.placeable(n):
                 pull = max(pull, self.blueprint_pull * max(0, 6 - min(distance(n, h) for h in todo)))
         return s + pull
-
-    @staticmethod
-    def _hand_sides(pos: Position, bp: forest_plan.Blueprint, placing: str) -> frozenset:
-        """(empty blueprint space, edge, colour) by which a tile left in the active player's
-        hand once ``placing`` is down, in the rotation the blueprint plans there, joins a
-        network (4.a.1): where an end of that colour on that edge lets them lay it next turn."""
-        key = ("hand_sides", tilecodes.canonical(placing))
-        if key not in pos.cache:
-            hand = list(pos.hands.get(pos.active, ()))
-            gone = next((i for i, c in enumerate(hand) if tilecodes.canonical(c) == tilecodes.canonical(placing)), None)
-            if gone is not None:
-                hand.pop(gone)
-            out = set()
-            todo = bp.todo(pos)
-            for code in set(hand) - {tilecodes.ROCK}:
-                for _k, placed in tilecodes.distinct_rotations(code):
-                    for h in todo:
-                        if bp.fits(h, placed):
-                            out |= {(h, e, c) for e, c in enumerate(tilecodes.parse(placed).edge_color) if c}
-            pos.cache[key] = frozenset(out)
-        return pos.cache[key]
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos
@@ -911,48 +886,11 @@ class GreedyBot:
         if not todo:
             return None
         hand = pos.hands[p]
-        if self.fish_plan >= 2:
-            return self._fish_to_join(b, p, bp, todo)
         if any(self._fits_any(bp, todo, c) for c in hand if c != tilecodes.ROCK):
             return None
         if not self._bag_holds_plan(pos, b.edition, bp, todo):
             return None
         if not self._plan_in_reach(b, p, set(todo)):
-            return None
-        discard = tilecodes.ROCK if tilecodes.ROCK in hand else min(
-            hand, key=lambda c: (self._keep(pos, c), c))
-        return {"player": p, "action": "spore_ability", "mode": "redraw", "discard": discard}
-
-    def _fish_to_join(self, b: Board, p: str, bp: forest_plan.Blueprint, todo: list[Hex]) -> dict[str, Any] | None:
-        pos = b.pos
-        hand = pos.hands[p]
-        if any(_three_way_green(c) for c in hand if c != tilecodes.ROCK) and bp.branches - set(pos.tiles):
-            return None
-        strict = option(pos.options, "substrate_requires_matching_color")
-        sides: set = set()
-        boards = [b] + [Board(self._with_meeple(pos, p, Hex(*mv["to"])), b.edition) for mv in movegen.meeple_moves(b, p)]
-        want = set(todo)
-        for bd in boards:
-            for h, att in bd.frontier(p).items():
-                if h in want:
-                    need = SUBSTRATE_COLOR[pos.substrates[h]] if strict and h in pos.substrates else None
-                    sides |= {(h, e, c) for e, c in att if c is None or need in (None, c)}
-        if not sides:
-            return None
-
-        def joins(code: str) -> bool:
-            for _k, placed in tilecodes.distinct_rotations(code):
-                colors = tilecodes.parse(placed).edge_color
-                if any(bp.fits(h, placed) and (c is None or colors[e] == c) for h, e, c in sides):
-                    return True
-            return False
-        if any(joins(c) for c in hand if c != tilecodes.ROCK):
-            return None
-        if pos.bag_tiles is not None:
-            left = {c for c, n in pos.bag_tiles.items() if n > 0}
-        else:
-            left = set(b.edition.bag_composition(max(2, len(pos.colors))))
-        if not any(joins(c) for c in left if c != tilecodes.ROCK):
             return None
         discard = tilecodes.ROCK if tilecodes.ROCK in hand else min(
             hand, key=lambda c: (self._keep(pos, c), c))

@@ -174,6 +174,15 @@ def test_a_player_at_a_planned_space_without_its_shape_redraws_with_the_spore():
     mv = GreedyBot(random.Random(1)).next_action(pos, ED)
     assert mv == {"player": "blue", "action": "spore_ability", "mode": "redraw", "discard": "ROCK"}
     assert check(pos, mv, ED).legal
+    from companion.hints import hint
+    h = hint(pos, ED)
+    assert h.move == mv and "Forest Communication" in h.reason
+    # Far from every planned space, blue grows toward the plan instead.
+    far = _at_planned_space(["ROCK", "Y03", "Y12"])
+    far.meeples["blue"] = Hex(-4, 4)
+    far.cache.clear()
+    far.cache["forest_plan"] = pos.cache["forest_plan"]
+    assert GreedyBot(random.Random(1)).next_action(far, ED)["action"] != "spore_ability"
     # Holding the planned tile, blue lays it instead.
     holding = _at_planned_space(["ROCK", "Y03", "P12.Y03.G45"])
     mv = GreedyBot(random.Random(1)).next_action(holding, ED)
