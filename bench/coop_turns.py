@@ -86,7 +86,7 @@ def play(seed: int, difficulty: str, players: int | None, why_still: bool = Fals
         setattr(bot, k, v)
     g: dict = {"seed": seed, "players": n, "mission_turn": {}, "plan_first": None, "plan_size": None,
                "plan_tiles": Counter(), "plan_still": 0, "plan_turns": 0, "replans": 0,
-               "three_way_lost": 0, "buys_before_fc": 0, "places": 0, "turns": 0}
+               "three_way_lost": 0, "buys_before_fc": 0, "redraws": 0, "places": 0, "turns": 0}
     last_plan = None
     play_event = table.play
 
@@ -106,6 +106,8 @@ def play(seed: int, difficulty: str, players: int | None, why_still: bool = Fals
             g["buys_before_fc"] += 1
         if move["action"] == "place":
             g["places"] += 1
+        if move["action"] == "spore_ability" and move.get("mode") == "redraw":
+            g["redraws"] += 1
         return play_event(move)
 
     table.play = traced
@@ -198,7 +200,8 @@ def report(games: list[dict], difficulty: str, dt: float) -> None:
             print(f"  share of plan tiles laid by the player laying most: {statistics.mean(top):.0%}")
     print(f"  three-way green tiles discarded from hand per game: {sum(g['three_way_lost'] for g in games) / n:.2f}, "
           f"in the discard at the end {sum(g['three_way_discarded'] for g in games) / n:.2f}; "
-          f"purchases before Forest Communication {sum(g['buys_before_fc'] for g in games) / n:.1f}")
+          f"purchases before Forest Communication {sum(g['buys_before_fc'] for g in games) / n:.1f}; "
+          f"spore redraws per game {sum(g['redraws'] for g in games) / n:.1f}")
 
 
 def main() -> None:
@@ -210,7 +213,7 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="one line per game")
     ap.add_argument("--why", action="store_true", help="say why the blueprint stood still (slower)")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                    help="a bot setting: team_target=0|1, plan_reach=0|1, plan_moves=0|1, substrate_sides=0|1, blueprint_pull=3.0")
+                    help="a bot setting: team_target=0|1, plan_reach=0|1, plan_moves=0|1, substrate_sides=0|1, fish_plan=0|1, blueprint_pull=3.0")
     args = ap.parse_args()
     settings = {}
     for item in args.set:
@@ -228,7 +231,7 @@ def main() -> None:
             print(f"seed {s} {g['players']}p won={g['won']} missions={g['mission_turn']} turns={g['turns']} "
                   f"vp={g['vp']} plan first={g['plan_first']} size={g['plan_size']} placed={dict(g['plan_tiles'])} "
                   f"still={g['plan_still']}/{g['plan_turns']} left={g.get('plan_left')} replans={g['replans']} "
-                  f"3way lost={g['three_way_lost']}/{g['three_way_discarded']} buys<fc={g['buys_before_fc']} why={dict(g.get('still_why', {}))}", flush=True)
+                  f"3way lost={g['three_way_lost']}/{g['three_way_discarded']} buys<fc={g['buys_before_fc']} redraws={g['redraws']} why={dict(g.get('still_why', {}))}", flush=True)
     report(games, args.difficulty, (time.perf_counter() - t0) / args.games)
 
 

@@ -10,7 +10,9 @@
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
-  its colour), walks the player holding a planned tile onto a network that can lay it, and
+  its colour), walks the player holding a planned tile onto a network that can lay it, redraws
+  with the spore ability (4.d) when its network reaches a planned space but no tile in hand
+  has the shape it needs, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
   card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
@@ -194,6 +196,9 @@ class GreedyBot:
         over 30 easy and 30 medium games it completed the mission no more often (4 and 1
         against 3 and 3) and made games slower."""
         self.plan_moves = True
+        self.fish_plan = True
+        """Cooperative play: a player who reaches an empty blueprint space without its shape in
+        hand redraws with the spore ability (:meth:`_fish_for_plan`)."""
         self.substrate_sides = True
         """Cooperative play: an end facing an empty blueprint space that holds a substrate
         pulls as a side that can join only in the substrate's colour (5.a, table rule
@@ -855,6 +860,9 @@ class GreedyBot:
         spore = pos.spores.get(p)
         if spore is None or spore.used or spore.at is None:
             return None
+        fish = self._fish_for_plan(b, p) if self.fish_plan else None
+        if fish is not None:
+            return fish
         if movegen.placements(b, p) or movegen.rock_spots(b, p):
             return None
         if self._near_blueprint(b, p):
@@ -862,6 +870,60 @@ class GreedyBot:
         # Nothing placeable from here: start over from a better starting space.
         to = self.start_space(b, p, exclude=spore.at)
         return {"player": p, "action": "spore_ability", "mode": "relocate", "to": [to.q, to.r]} if to else None
+
+    def _fish_for_plan(self, b: Board, p: str) -> dict[str, Any] | None:
+        """Cooperative play (7.c): the spore ability's first option (4.d: discard one tile,
+        a rock too, return the other two to the bag, draw three) for a player who can reach an
+        empty blueprint space (on their frontier from where the meeple stands or after a move,
+        4.a.1, 4.b) but holds no tile with the green path it needs, while the bag still holds
+        such tiles.  The discarded tile is a rock, else the one least worth keeping
+        (:meth:`_keep`).  ``None`` when that does not hold (the turn is better spent growing)."""
+        pos = b.pos
+        bp = self._pending_blueprint(b)
+        if bp is None or pos.bag < 3:
+            return None
+        todo = [h for h in bp.todo(pos) if b.placeable(h)]
+        if not todo:
+            return None
+        hand = pos.hands[p]
+        if any(self._fits_any(bp, todo, c) for c in hand if c != tilecodes.ROCK):
+            return None
+        if not self._bag_holds_plan(pos, b.edition, bp, todo):
+            return None
+        if not self._plan_in_reach(b, p, set(todo)):
+            return None
+        discard = tilecodes.ROCK if tilecodes.ROCK in hand else min(
+            hand, key=lambda c: (self._keep(pos, c), c))
+        return {"player": p, "action": "spore_ability", "mode": "redraw", "discard": discard}
+
+    @staticmethod
+    def _fits_any(bp: forest_plan.Blueprint, spaces: list[Hex], code: str) -> bool:
+        """True when some rotation of ``code`` is the blueprint's tile on one of ``spaces``."""
+        return any(bp.fits(h, placed) for h in spaces for _k, placed in tilecodes.distinct_rotations(code))
+
+    def _bag_holds_plan(self, pos: Position, ed: Edition, bp: forest_plan.Blueprint, todo: list[Hex]) -> bool:
+        """True when a tile type still in the bag (its known contents, else the edition's bag
+        less the tiles seen on the board, in hands and in the discard) fits an empty blueprint
+        space."""
+        if pos.bag_tiles is not None:
+            left = {c for c, n in pos.bag_tiles.items() if n > 0}
+        else:
+            counts = dict(ed.bag_composition(max(2, len(pos.colors))))
+            seen = list(pos.tiles.values()) + list(pos.discard) + [c for h in pos.hands.values() for c in h]
+            for c in seen:
+                if c != tilecodes.ROCK:
+                    k = tilecodes.canonical(c)
+                    counts[k] = counts.get(k, 0) - 1
+            left = {c for c, n in counts.items() if n > 0}
+        return any(self._fits_any(bp, todo, c) for c in left if c != tilecodes.ROCK)
+
+    def _plan_in_reach(self, b: Board, p: str, todo: set[Hex]) -> bool:
+        """True when an empty blueprint space in ``todo`` is on ``p``'s frontier from where
+        the meeple stands or after one of its moves (4.a.1, 4.b)."""
+        if todo & set(b.frontier(p)):
+            return True
+        return any(todo & set(Board(self._with_meeple(b.pos, p, Hex(*mv["to"])), b.edition).frontier(p))
+                   for mv in movegen.meeple_moves(b, p))
 
     def _move_to_buy(self, b: Board, p: str) -> dict[str, Any] | None:
         if self._purchase(b, p):

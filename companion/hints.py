@@ -152,6 +152,9 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
     if move["action"] == "move" and "place" in pos.taken and bot._move_to_plan(Board(pos, ed), player) == move:
         return (f"{what}: from that network you can lay the tile in your hand that the team's Forest "
                 f"Communication network needs (7.c)")
+    if move["action"] == "spore_ability" and move.get("mode") == "redraw":
+        return (f"{what}: your network reaches a space of the team's Forest Communication network (7.c), "
+                f"but no tile in your hand has the green path it needs; the bag still holds such tiles (4.d)")
     if move["action"] == "move":
         return f"{what}: from there your hand grows further toward substrates, trees or your next card{aim}"
     if move["action"] == "rock":

@@ -152,3 +152,41 @@ def test_the_player_holding_a_planned_tile_walks_to_the_network_that_can_lay_it(
     from companion.hints import hint
     h = hint(pos, ED)
     assert h.move == mv and "Forest Communication" in h.reason
+
+
+def _at_planned_space(hand, used=False):
+    """Blue's meeple on a pink tile whose end faces the planned space (2, -1) across its edge 0
+    (the planned tile there carries pink on that edge, so the team can lay it from here)."""
+    trees, bp = _easy_blueprint()
+    pos = make_position(tiles={(3, -1): "P03"}, trees=trees, spores={"blue": ((-4, 4), used), "orange": (-4, 0)},
+                        meeples={"blue": (3, -1), "orange": (-4, 0)}, mode="cooperative", difficulty="easy",
+                        hands={"blue": hand, "orange": []})
+    pos.cache["forest_plan"] = bp
+    assert Hex(2, -1) in Board(pos, ED).frontier("blue")
+    return pos
+
+
+def test_a_player_at_a_planned_space_without_its_shape_redraws_with_the_spore():
+    # 4.d, first option: discard one tile (a rock too), return the other two to the bag and
+    # draw three.  Blue's network reaches the planned space (2, -1) but no tile in hand has
+    # the green path the blueprint needs anywhere: blue fishes for it, dropping the rock.
+    pos = _at_planned_space(["ROCK", "Y03", "Y12"])
+    mv = GreedyBot(random.Random(1)).next_action(pos, ED)
+    assert mv == {"player": "blue", "action": "spore_ability", "mode": "redraw", "discard": "ROCK"}
+    assert check(pos, mv, ED).legal
+    from companion.hints import hint
+    h = hint(pos, ED)
+    assert h.move == mv and "Forest Communication" in h.reason
+    # Far from every planned space, blue grows toward the plan instead.
+    far = _at_planned_space(["ROCK", "Y03", "Y12"])
+    far.meeples["blue"] = Hex(-4, 4)
+    far.cache.clear()
+    far.cache["forest_plan"] = pos.cache["forest_plan"]
+    assert GreedyBot(random.Random(1)).next_action(far, ED)["action"] != "spore_ability"
+    # Holding the planned tile, blue lays it instead.
+    holding = _at_planned_space(["ROCK", "Y03", "P12.Y03.G45"])
+    mv = GreedyBot(random.Random(1)).next_action(holding, ED)
+    assert mv["action"] == "place" and mv["at"] == [2, -1]
+    # The ability is spent until a purchase (4.d): blue grows as usual.
+    spent = _at_planned_space(["ROCK", "Y03", "Y12"], used=True)
+    assert GreedyBot(random.Random(1)).next_action(spent, ED)["action"] != "spore_ability"
