@@ -75,6 +75,11 @@ def _pick_table_game(log) -> str:
                         "mycelium-companion run --resume --game ID ..." if others else ""))
 
 
+def _and(names: list[str]) -> str:
+    """``blue``, ``blue and orange``, ``blue, orange and red``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _describe_game(game) -> str:
     """``table game ID (competitive, blue and orange) at move 74, started 2026-11-30 21:03``."""
     import time as _t
@@ -84,7 +89,7 @@ def _describe_game(game) -> str:
         if info is not None:
             started = ", started " + _t.strftime("%Y-%m-%d %H:%M", _t.localtime(info.created))
     pos = game.position
-    return (f"{game.kind} game {game.game_id} ({pos.mode}, {' and '.join(pos.colors)}) "
+    return (f"{game.kind} game {game.game_id} ({pos.mode}, {_and(pos.colors)}) "
             f"at move {len(game.events)}{started}")
 
 
@@ -683,7 +688,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--registry", default=None, help="tag registry file (default: the one 'rfid enroll' writes)")
     p.add_argument("--colors", default=None, help="player colours in turn order, e.g. blue,orange,red")
     p.add_argument("--resume", action="store_true",
-                   help="continue the unfinished table game of the log (asks when there are several; see 'games')")
+                   help="continue the newest unfinished table game of the log that has a move, listing the others "
+                        "(--game ID picks one; see 'games')")
     p.add_argument("--game", default=None, help="with --resume: the game id to continue (see 'games')")
     p.add_argument("--or-new", action="store_true",
                    help="with --resume: start a new game when the log has none to continue (the boot service)")
