@@ -571,7 +571,7 @@ class LiveTable:
                         f"needs {need} or more identical frames in a row)")
             return (f"no frame was still long enough to be read (the board must look the same for "
                     f"{self.gate.still_ms:.0f} ms; a folder's frames count as 100 ms apart, so a still board needs "
-                    f"{int(self.gate.still_ms // 100) + 1} or more identical frames in a row)")
+                    f"{need} or more identical frames in a row)")
         if st["reads"] == 0:
             detail = self.session.status_detail.get("camera", "")
             return f"every still frame was refused by the board reader ({st['read_errors']} frames; last: {detail})"

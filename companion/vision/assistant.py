@@ -195,23 +195,14 @@ def assess(frame: np.ndarray, geo: BoardGeometry | None = None, intrinsics: Intr
     rep.duplicated = sorted(i for i, c in copies.items() if len(c) > 1)
     advice = rep.advice
 
-    # a frame of another size than the calibration's: the sizes say more than whatever markers
-    # it shows, and with the intrinsics of another size the markers cannot fit the board
-    from companion.vision.profile import frame_size_problem
-    wrong_size = frame_size_problem(rep.image_size, getattr(reader, "profile", None), intrinsics)
-    other_lens = intrinsics is not None and tuple(int(v) for v in intrinsics.image_size) != tuple(rep.image_size)
-    # a frame too small for the reader however the camera is placed: only the resolution helps,
-    # so a profile made at another size is not offered as the way out ("calibrate again at this size")
-    too_small = resolution_problem(rep.image_size, geo)
-    if wrong_size and (other_lens or not too_small):
+    # a frame of the wrong size: the sizes say more than whatever markers it shows
+    wrong_size = size_problem(rep.image_size, geo, getattr(reader, "profile", None), intrinsics)
+    if wrong_size:
         advice.append(Advice("resolution", wrong_size))
-        if other_lens:
-            return rep
-    if too_small:
-        if not other_lens:
-            advice.append(Advice("resolution", too_small))
-        if len(copies) < 2:
-            return rep
+    if _other_lens(rep.image_size, intrinsics):
+        return rep   # with the intrinsics of another size the markers cannot fit the board
+    if _frame_too_small(rep.image_size, geo) and len(copies) < 2:
+        return rep
     small_frame = bool(advice)
     why = _why_no_markers(gray, finder, geo, len(copies)) if rep.missing and len(copies) < 2 and not small_frame else None
     if why is not None and why.code in ("mirrored", "focus", "lower"):
@@ -429,6 +420,25 @@ def resolution_problem(size: tuple[int, int], geo: BoardGeometry | None = None) 
     frame and ``calibrate pieces`` such a photo with the same sentence."""
     geo = geo or load_board()
     return _resolution_advice(size, geo).text if _frame_too_small(size, geo) else None
+
+
+def size_problem(size: tuple[int, int], geo: BoardGeometry | None = None, profile=None, intrinsics=None) -> str | None:
+    """The one sentence for a frame of ``size`` (w, h px) the reader should not read, else
+    ``None``: intrinsics calibrated at another size; else a frame too small for the reader however
+    the camera is placed (:func:`resolution_problem`; a profile made at another size is then not
+    offered as the way out, since no profile reads such a frame); else a frame smaller than the
+    photos ``profile`` was calibrated on (:func:`companion.vision.profile.frame_size_problem`).
+    ``camera check`` and ``read-board`` give the same sentence."""
+    from companion.vision.profile import frame_size_problem
+    wrong_size = frame_size_problem(size, profile, intrinsics)
+    if _other_lens(size, intrinsics):
+        return wrong_size
+    return resolution_problem(size, geo) or wrong_size
+
+
+def _other_lens(size: tuple[int, int], intrinsics) -> bool:
+    """True when ``intrinsics`` were calibrated on frames of another size than ``size``."""
+    return intrinsics is not None and tuple(int(v) for v in intrinsics.image_size) != tuple(int(v) for v in size)
 
 
 def _frame_too_small(size: tuple[int, int], geo: BoardGeometry) -> bool:

@@ -38,10 +38,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _read_board(args: argparse.Namespace) -> int:
     from calibration.intrinsics import CalibrationError, load_intrinsics
     from companion.tiles import TileCodeError, validate
-    from companion.vision.assistant import resolution_problem
+    from companion.vision.assistant import size_problem
     from companion.vision.errors import VisionError
     from companion.vision.geometry import DEFAULT_EDITION, BoardGeometryError
-    from companion.vision.profile import ProfileError, frame_size_problem, load_profile
+    from companion.vision.profile import ProfileError, load_profile
     from companion.vision.reader import BoardReader, read_image
 
     try:
@@ -50,13 +50,9 @@ def _read_board(args: argparse.Namespace) -> int:
         intr = load_intrinsics(args.intrinsics) if args.intrinsics else None
         reader = BoardReader(profile=profile, intrinsics=intr, edition_dir=args.edition or DEFAULT_EDITION)
         frame = read_image(args.image)
-        wrong_size = frame_size_problem((frame.shape[1], frame.shape[0]), profile, intr)
-        too_small = resolution_problem((frame.shape[1], frame.shape[0]), reader.geo)
-        other_lens = intr is not None and tuple(int(v) for v in intr.image_size) != (frame.shape[1], frame.shape[0])
-        if wrong_size and (other_lens or not too_small):
+        wrong_size = size_problem((frame.shape[1], frame.shape[0]), reader.geo, profile, intr)
+        if wrong_size:   # camera check's sentence: the reader would misread pieces in too few pixels
             raise VisionError(wrong_size)
-        if too_small:   # the reader would misread pieces shown in a few pixels: camera check's sentence
-            raise VisionError(too_small)   # (not "calibrate again at this size": no profile reads it)
         reading = reader.read(frame, hand=hand)
     except (VisionError, ProfileError, CalibrationError, BoardGeometryError, TileCodeError) as exc:
         print(f"mycelium-companion read-board: {exc}", file=sys.stderr)
@@ -125,7 +121,7 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
         return name((q, r))
 
     b, reg = reading.board, reading.registration
-    unreadable = {tuple(int(v) for v in key.split(",")) for key in reading.unreadable}
+    unreadable = {_space(key) for key in reading.unreadable}
     readable = lambda at: (int(at[0]), int(at[1])) not in unreadable  # noqa: E731 - a guess there is no reading
     lines = [f"board registered with markers {', '.join(str(m) for m in sorted(reg.markers_px))} "
              f"(reprojection {reg.reprojection_px:.2f} px)"]
