@@ -15,6 +15,7 @@ from typing import Any
 from companion import economy
 from companion import tiles as tilecodes
 from companion.bots import make_bot
+from companion.wording import and_list
 from companion.edition import Edition, load_edition
 from companion.game import Event, Game
 from companion.outcome import early_result
@@ -371,7 +372,7 @@ def side_names(g: GameSummary) -> str:
         if len(teams) == 1:
             return f"{named[0]} ({' and '.join(winners)})"
         winners = named
-    return winners[0] if len(winners) == 1 else ", ".join(winners[:-1]) + " and " + winners[-1]
+    return and_list(winners)
 
 
 def results(games: list[GameSummary]) -> dict[str, Any]:

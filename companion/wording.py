@@ -13,6 +13,12 @@ from companion import tiles as tilecodes
 TURNS = {1: "turned once", 2: "turned twice"}
 
 
+def and_list(names: list[str]) -> str:
+    """``[]`` -> ``""``; ``["blue"]`` -> ``"blue"``; ``["blue", "orange", "red"]`` ->
+    ``"blue, orange and red"``."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
 def tile_words(code: str) -> str:
     """``"P01.Y23.G45"`` -> ``"a pink-yellow-green tile"``; ``"ROCK"`` -> ``"a rock"``.
 

@@ -16,6 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.wording import and_list
+
 
 class ChoiceError(ValueError):
     """An answer that does not fit the prompt (wrong count or colour, no such entry)."""
@@ -127,8 +129,7 @@ class ChoicePrompt:
         """What the table waits for, in words: "mycorrhiza with tree A: waiting for orange to
         choose on the dashboard"; ``where`` says where the players answer."""
         who = self.waiting_for
-        names = ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
-        return f"{self.reasons()}: waiting for {names} to choose" + (f" {where}" if where else "")
+        return f"{self.reasons()}: waiting for {and_list(list(who))} to choose" + (f" {where}" if where else "")
 
     def reasons(self) -> str:
         """Why the move waits, in words: "mycorrhizae with trees A and B, cap of 8 nutrients"."""

@@ -75,21 +75,18 @@ def _pick_table_game(log) -> str:
                         "mycelium-companion run --resume --game ID ..." if others else ""))
 
 
-def _and(names: list[str]) -> str:
-    """``blue``, ``blue and orange``, ``blue, orange and red``."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _describe_game(game) -> str:
     """``table game ID (competitive, blue and orange) at move 74, started 2026-11-30 21:03``."""
     import time as _t
+
+    from companion.wording import and_list
     started = ""
     if game.log is not None:
         info = next((g for g in game.log.games() if g.id == game.game_id), None)
         if info is not None:
             started = ", started " + _t.strftime("%Y-%m-%d %H:%M", _t.localtime(info.created))
     pos = game.position
-    return (f"{game.kind} game {game.game_id} ({pos.mode}, {_and(pos.colors)}) "
+    return (f"{game.kind} game {game.game_id} ({pos.mode}, {and_list(pos.colors)}) "
             f"at move {len(game.events)}{started}")
 
 
