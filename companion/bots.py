@@ -585,7 +585,7 @@ class GreedyBot:
         pos.cache["forest_plan"] = bp
         return bp
 
-    def _pending_blueprint(self, b: Board) -> forest_plan.Blueprint | None:
+    def pending_blueprint(self, b: Board) -> forest_plan.Blueprint | None:
         """The blueprint (:meth:`_blueprint`) while the team still has Forest Communication to
         complete in cooperative play (7.c); ``None`` otherwise or when there is none."""
         pos = b.pos
@@ -619,7 +619,7 @@ class GreedyBot:
         Communication blueprint (7.c) or one next to its empty spaces: waiting there (a
         teammate's meeple may be in the way this turn) beats starting over on the rim."""
         pos = b.pos
-        bp = self._pending_blueprint(b)
+        bp = self.pending_blueprint(b)
         if bp is None:
             return False
         near = {n for h in bp.todo(pos) for n in h.neighbors() if n in pos.tiles} | {
@@ -879,7 +879,7 @@ class GreedyBot:
         such tiles.  The discarded tile is a rock, else the one least worth keeping
         (:meth:`_keep`).  ``None`` when that does not hold (the turn is better spent growing)."""
         pos = b.pos
-        bp = self._pending_blueprint(b)
+        bp = self.pending_blueprint(b)
         if bp is None or pos.bag < 3:
             return None
         todo = [h for h in bp.todo(pos) if b.placeable(h)]
@@ -1023,7 +1023,7 @@ class GreedyBot:
         (4.b: one move per turn, along one colour).  ``None`` when the meeple already stands
         on such a network, the hand holds no planned shape, or no move gets closer."""
         pos = b.pos
-        bp = self._pending_blueprint(b)
+        bp = self.pending_blueprint(b)
         if bp is None:
             return None
         good = self._plan_networks(b, p, bp)

@@ -180,9 +180,7 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
 def _lays_blueprint(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> bool:
     """True when the cooperative placement ``move`` lays a tile of the blueprint the simulated
     team follows for Forest Communication (7.c)."""
-    if pos.mode != "cooperative" or "forest_communication" in pos.missions:
-        return False
-    bp = bot._pending_blueprint(Board(pos, ed))
+    bp = bot.pending_blueprint(Board(pos, ed))   # None outside cooperative play or once the mission is done
     return bp is not None and bp.fits(Hex(*move["at"]), rotate_code(move["tile"], move.get("rotation", 0)))
 
 
