@@ -782,8 +782,7 @@ class GreedyBot:
         Communication (7.c) lacks most."""
         branches = sum(1 for path in tilecodes.parse(code).paths if len(path.edges) >= 3)
         bp = pos.cache.get("forest_plan")
-        if bp is not None and any(bp.fits(h, placed) for h in bp.todo(pos)
-                                  for _k, placed in tilecodes.distinct_rotations(code)):
+        if bp is not None and GreedyBot._fits_any(bp, bp.todo(pos), code):
             branches += 3   # a shape the team's Forest Communication blueprint still needs
         green3 = any(path.color == "green" and len(path.edges) >= 3 for path in tilecodes.parse(code).paths)
         return branches + (5 if green3 and pos.mode == "cooperative" and "forest_communication" not in pos.missions else 0)
