@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser import ARTIFACTS, browser, pytestmark  # noqa: F401  (fixture and skip reused)
+from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
 from web.demo import demo_session
 from web.server import serve
 from webtools import PIN, play_turns
@@ -94,15 +94,14 @@ def test_in_cooperative_play_the_box_says_what_the_team_still_needs(browser):
     s = demo_session("cooperative", 3, seed=11, options={"hints": True})
     play_turns(s, 6)
     srv = serve(s, port=0, pin=PIN, announce=False)
-    page = browser.new_page(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    page, errors = open_page(browser, srv.local_url, 390, 844)
     try:
-        page.goto(srv.local_url)
-        page.wait_for_selector("body[data-rendered='1']")
         page.locator(f".player.active[data-color={s.position.active}] #btn-hint").click()
         page.wait_for_selector("#hint-goals")
         want = srv.app.test_client().get("/api/hint").get_json()["goals"]
         shown = page.locator("#hint-goals > li").all_inner_texts()
         assert shown == want and any(g.startswith("Forest Communication") for g in shown)
+        assert errors == []
     finally:
         page.close()
         srv.shutdown()
