@@ -11,10 +11,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
 from companion import economy
 from companion.bots import GreedyBot
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance
+from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
@@ -55,22 +59,6 @@ class Hint:
                 "cards": [c.to_json() for c in self.cards], "goals": self.goals}
 
 
-def _nearest(ed: Edition, frm: list[Hex], goals: list[Hex]) -> tuple[Hex, int | None] | None:
-    """The goal nearest to any space of ``frm`` and its distance in spaces; with nothing to
-    grow from yet (no spore placed), the first goal and ``None``."""
-    if not goals:
-        return None
-    if not frm:
-        return goals[0], None
-    return min(((g, min(distance(f, g) for f in frm)) for g in goals), key=lambda gd: gd[1])
-
-
-def _away(d: int | None, text: str) -> str:
-    """``text`` with the distance ``d`` (spaces) filled in, or nothing when the player has no
-    network to grow from yet."""
-    return text.format(d) if d is not None else ""
-
-
 def tree_name(pos: Position, ed: Edition, at: Hex) -> str:
     """``tree B (D5)``: a tree by its letter, as the dashboard's Goals tab names it, and its
     space's printed label."""
@@ -95,11 +83,112 @@ def team_goals(pos: Position, ed: Edition) -> list[str]:
     return out
 
 
+def _reach(b: Board, who: str, color: str | None = None) -> list[Hex]:
+    """Where ``who`` can grow next: the spaces of their own frontier (from where their meeple
+    stands, 4.a.1), only those a ``color`` path or their spore joins when ``color`` is given
+    and the table asks a substrate to be joined in its colour (5.a); with nothing to grow from
+    yet (no spore placed), empty."""
+    front = b.frontier(who)
+    if color is not None and option(b.pos.options, "substrate_requires_matching_color"):
+        joined = [h for h, ends in front.items() if any(c in (color, None) for _, c in ends)]
+        if joined:
+            return joined
+    return list(front) or [h for h in [b.pos.meeples.get(who)] if h is not None]
+
+
+def _cost(reach: list[Hex], at: Hex) -> int:
+    return min((distance(f, at) for f in reach), default=0)
+
+
+def _assign(demands: list[tuple[str, list[Hex]]], spots: list[Hex]) -> list[Hex | None]:
+    """One spot per demand (``(payer, reach)``), no spot twice, with the least total distance
+    from each payer's own reach (Hungarian method, scipy's ``linear_sum_assignment``); a demand
+    left without a spot (more demands than spots) gets ``None``."""
+    out: list[Hex | None] = [None] * len(demands)
+    if not demands or not spots:
+        return out
+    cost = np.array([[_cost(reach, s) for s in spots] for _, reach in demands], dtype=np.int64)
+    for row, col in zip(*linear_sum_assignment(cost)):
+        out[row] = spots[col]
+    return out
+
+
+def _from(who: str, player: str, d: int | None) -> str:
+    if d is None:
+        return ""
+    return f"({d} space(s) from where {'you' if who == player else who} can grow) "
+
+
+def _substrate_steps(b: Board, player: str, short: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:
+    """``(payer, colour, where)`` for the pink and yellow cubes each payer lacks: which substrate
+    each degrades (5.a).  One degradation gives 2 cubes of its colour (plus the payer's
+    degradation bonus cards, 6) and the token goes (it is replaced at random), so no two payers
+    are sent to the same substrate, and a payer lacking more than one degradation gives is sent
+    to two."""
+    pos, ed = b.pos, b.edition
+    out = []
+    for color, kind in SOURCE.items():
+        wants = [(payer, n) for payer, miss in short.items() for c, n in miss.items() if c == color]
+        if not wants:
+            continue
+        demands = []
+        for payer, n in wants:
+            per = 2 + economy.effects_of(pos, ed, payer)[economy.DEGRADATION_BONUS[kind]]
+            reach = _reach(b, payer, color)
+            demands += [(payer, reach)] * -(-n // per)
+        spots = sorted(h for h, k in pos.substrates.items() if k == kind)
+        got = _assign(demands, spots)
+        for payer, n in wants:
+            mine = [(s, reach) for (p, reach), s in zip(demands, got) if p == payer]
+            placed = [(s, reach) for s, reach in mine if s is not None]
+            waiting = len(mine) - len(placed)
+            parts = [f"degrade the {kind} substrate at {ed.label(s)} "
+                     f"{_from(payer, player, _cost(reach, s) if reach else None)}with a {color} tile"
+                     for s, reach in placed]
+            if waiting and placed:   # one degradation is not enough: its replacement token is next
+                parts.append(f"then the {kind} substrate drawn to replace it")
+            elif waiting:            # every token of that kind is counted on by another payer above
+                parts.append(f"a {kind} substrate once the other payer's is replaced" if spots
+                             else f"wait for a {kind} substrate")
+            out.append((payer, color, " and ".join(parts) + ", 5.a"))
+    return out
+
+
+def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:
+    """``(payer, "white", where)``: the trees each payer forms mycorrhizae with, 1 cube each
+    (5.b), no free circle counted on twice."""
+    pos, ed = b.pos, b.edition
+    wants = [(payer, miss["white"]) for payer, miss in short.items() if miss.get("white")]
+    demands = [(payer, _reach(b, payer)) for payer, n in wants for _ in range(n)]
+    circles = sorted(h for h, s in pos.trees.items() for slot in s if slot is None)
+    got = _assign(demands, circles)
+    out = []
+    for payer, n in wants:
+        mine = [(s, reach) for (p, reach), s in zip(demands, got) if p == payer]
+        per_tree: dict[Hex, list[Hex]] = {}
+        for s, reach in mine:
+            if s is not None:
+                per_tree.setdefault(s, reach)
+        parts = []
+        for at, reach in per_tree.items():
+            k = sum(1 for s, _ in mine if s == at)
+            away = f"{_cost(reach, at)} space(s) away, " if reach else ""
+            parts.append(f"{'form a mycorrhiza' if k == 1 else f'form {k} mycorrhizae'} with {tree_name(pos, ed, at)} "
+                         f"(a green path facing it, {away}5.b)")
+        if not per_tree:
+            parts.append("every tree is full: a gift or a colour swap")
+        elif sum(1 for s, _ in mine if s is None):
+            parts.append("every other circle is full or counted on above: a gift or a colour swap")
+        out.append((payer, "white", " and ".join(parts)))
+    return out
+
+
 def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
-    """For each face-up card: the tiles to grow and the cubes to collect, with the nearest
-    substrate (5.a) or tree (5.b) to collect them from."""
+    """For each face-up card: the tiles ``player`` still has to grow and the cubes each payer
+    lacks, with where each payer collects them from their own networks: a substrate to degrade
+    (5.a, 2 cubes each, none counted on by two payers) or a tree to form mycorrhizae with (5.b,
+    1 cube each, up to 4 per tree).  Plans are sorted: fewest steps first, then most VP."""
     b = Board(pos, ed)
-    reach = [h for h, _ in b.frontier(player).items()] or [h for h in [pos.meeples.get(player)] if h is not None]
     out = []
     for card in economy.face_up_cards(pos, ed):
         a = can_buy(pos, ed, player, card.id)
@@ -108,22 +197,12 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
             need = economy.mycelia_needed(pos, ed, card, player)
             steps.append(f"grow {a.missing_tiles} more {card.mycelia_color} tile(s) on the network your meeple "
                          f"stands on ({need} needed in one network, 6.a)")
+        where = {(payer, color): text for payer, color, text in
+                 _substrate_steps(b, player, a.missing_nutrients) + _tree_steps(b, player, a.missing_nutrients)}
         for payer, short in a.missing_nutrients.items():
             who = "you" if payer == player else payer
             for color, n in short.items():
-                if color in SOURCE:
-                    spots = [h for h, k in pos.substrates.items() if k == SOURCE[color]]
-                    near = _nearest(ed, reach, spots)
-                    where = (f"degrade the {SOURCE[color]} substrate at {ed.label(near[0])} "
-                             f"{_away(near[1], '({} space(s) from where you can grow) ')}with a {color} tile, 5.a") if near else \
-                        f"wait for a {SOURCE[color]} substrate"
-                    steps.append(f"{who}: {n} {color} cube(s): {where}")
-                else:
-                    trees = [h for h, s in pos.trees.items() if None in s]
-                    near = _nearest(ed, reach, trees)
-                    where = (f"form a mycorrhiza with {tree_name(pos, ed, near[0])} (a green path facing it, "
-                             f"{_away(near[1], '{} space(s) away, ')}5.b)") if near else "every tree is full: a gift or a colour swap"
-                    steps.append(f"{who}: {n} white cube(s): {where}")
+                steps.append(f"{who}: {n} {color} cube(s): {where[payer, color]}")
         out.append(CardPlan(card.id, card.name, card.vp, a.can_buy, steps))
     out.sort(key=lambda c: (len(c.steps), -c.vp))
     return out

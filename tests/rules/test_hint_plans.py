@@ -1,0 +1,74 @@
+"""The card plans of ``hint`` (and the dashboard's "What can I do?"): each payer's cubes are
+planned from that payer's own networks, and no two payers are sent to the same substrate,
+since one degradation gives its cubes to the player who lays the tile and the token is then
+replaced at random (rulebook 5.a)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from builders import make_position
+from companion.edition import load_edition
+from companion.hints import card_plans
+
+ED = load_edition()
+TREES = [h for _, h in ED.trees("easy")]
+SOIL = {(0, -3): "soil", (0, 3): "soil"}
+
+
+def team_position(wood: dict, nutrients: dict | None = None, cards: dict | None = None):
+    """Blue and black play together (cooperative, 6.b.2: both pay a01 and a04 one pink cube),
+    blue's spore on the east rim, black's on the west one, nobody holding a cube."""
+    return make_position(players=("blue", "black"), mode="cooperative", difficulty="easy", trees=TREES,
+                         substrates={**wood, **SOIL}, spores={"blue": (4, 0), "black": (-4, 0)},
+                         market={"a": ["a01"], "b": []}, nutrients=nutrients, cards=cards)
+
+
+def steps_of(pos, player="blue"):
+    (plan,) = card_plans(pos, ED, player)
+    return plan.steps
+
+
+def where(steps, who):
+    """The substrate labels and distances a payer's pink step names."""
+    (step,) = [s for s in steps if s.startswith(f"{who}: ") and "pink" in s]
+    return re.findall(r"wood substrate at (\w+) \((\d+) space\(s\) from where (\w+) can grow\)", step)
+
+
+def test_each_payer_is_sent_to_the_substrate_near_their_own_network():
+    east, west = (3, -1), (-3, 1)
+    steps = steps_of(team_position({east: "wood", west: "wood"}))
+    # blue's cube from the substrate beside blue's spore, black's from the one beside black's,
+    # and black's distance counted from black's network (1), not from blue's (6)
+    assert where(steps, "you") == [(ED.label(east), "1", "you")]
+    assert where(steps, "black") == [(ED.label(west), "1", "black")]
+
+
+def test_two_payers_never_count_on_the_same_substrate():
+    near, far = (3, -1), (2, 1)       # both wood tokens on blue's side of the board
+    steps = steps_of(team_position({near: "wood", far: "wood"}))
+    mine, theirs = where(steps, "you"), where(steps, "black")
+    assert len(mine) == len(theirs) == 1
+    assert mine[0][0] != theirs[0][0], steps
+
+
+@pytest.mark.parametrize("bonus", [0, 1])
+def test_three_cubes_take_two_degradations_unless_a_bonus_card_gives_three(bonus, monkeypatch):
+    from companion import purchase
+    real = purchase.can_buy
+
+    def short_three(pos, ed, player, card_id):
+        a = real(pos, ed, player, card_id)
+        a.missing_nutrients = {"blue": {"pink": 3}}
+        return a
+
+    monkeypatch.setattr("companion.hints.can_buy", short_three)
+    cards = {"blue": ["a04"]} if bonus else None   # a04: wood degradation bonus, 3 cubes a degradation
+    steps = steps_of(team_position({(3, -1): "wood", (-3, 1): "wood"}, cards=cards))
+    (step,) = [s for s in steps if s.startswith("you: ")]
+    if bonus:
+        assert step.count("degrade the wood substrate") == 1, step
+    else:
+        assert step.count("degrade the wood substrate") == 2, step
