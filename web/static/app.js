@@ -35,10 +35,12 @@
   }
   function toast(msg, bad) {
     const t = $("#toast");
+    if ($("#dlg").open) return;   // a dialog says its own errors (#dlg-error); nothing shows under it
     t.textContent = msg; t.className = bad ? "bad" : ""; t.hidden = false;
     clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => { t.hidden = true; }, bad ? 6000 : 3000);
+    toast.timer = setTimeout(hideToast, bad ? 6000 : 3000);
   }
+  function hideToast() { clearTimeout(toast.timer); $("#toast").hidden = true; }
 
   // --- talking to the server ---------------------------------------------------------------
   async function post(path, body) {
@@ -207,10 +209,15 @@
 
   // --- dialogs -------------------------------------------------------------------------------
   const dlg = $("#dlg");
-  function openDialog(title, body, buttons) {
+  /** ``foot``: elements shown above the buttons, outside the part that scrolls (what a
+   *  disabled button waits for stays beside it). */
+  function openDialog(title, body, buttons, foot = []) {
     $("#dlg-title").textContent = title;
     $("#dlg-body").replaceChildren(...body);
+    for (const e of document.querySelectorAll("#dlg-form > .dlg-foot")) e.remove();
+    $("#dlg-error").before(...foot.map(e => { e.classList.add("dlg-foot"); return e; }));
     $("#dlg-error").textContent = "";
+    hideToast();   // a toast would sit under the dialog's backdrop, half hidden
     const bar = $("#dlg-buttons");
     bar.replaceChildren(...buttons.map(b => h("button", { type: "button", class: b.primary ? "primary" : "", id: b.id || null, onclick: b.onclick }, b.label)),
       h("button", { type: "button", class: "cancel", onclick: closeDialog }, "Close"));
@@ -783,8 +790,8 @@
         } }, chip(c), " ", cap(c), i >= 0 ? h("b", { class: "ord" }, ` #${i + 1}`) : "");
       }));
       trees.textContent = "Trees on " + opts.trees[diff].map(t => `${t.id} ${t.label}`).join(", ");
-      teamBox.replaceChildren(...(mode === "team" ? [h("label", {}, "Teams (turns must alternate)"), ...order.map(c => h("div", { class: "row" }, chip(c), " ",
-        choiceRow("team-" + c, [["1", "Team 1"], ["2", "Team 2"]], teams[c], v => { teams[c] = v; showProblem(); })))] : []));
+      teamBox.replaceChildren(...(mode === "team" ? [h("label", {}, "Teams (turns must alternate)"), h("div", { class: "team-rows" }, ...order.map(c => h("div", { class: "row" }, chip(c), " ",
+        choiceRow("team-" + c, [["1", "Team 1"], ["2", "Team 2"]], teams[c], v => { teams[c] = v; showProblem(); }))))] : []));
       showProblem();
     }
     drawOrder();
@@ -794,13 +801,12 @@
       h("label", {}, "Players — tap in turn order, first player first"), orderBox, teamBox,
       h("label", {}, "Table rule: the \u201cWhat can I do?\u201d hint button"),
       choiceRow("hints", [["off", "Off"], ["on", "On"]], hints ? "on" : "off", v => { hints = v === "on"; }),
-      problem,
     ], [{ label: "Start new game", primary: true, id: "new-ok", onclick: () => {
       if (setupProblem()) return showProblem();
       const body = { mode, difficulty: diff, players: order, options: { hints } };
       if (mode === "team") body.teams = Object.fromEntries(order.map(c => [c, teams[c]]));
       confirmReplace(() => send("new-game", body, "New game set up."));
-    } }]);
+    } }], [problem]);
     showProblem();
   }
   /** A game in progress is only replaced after a second, explicit yes. */
