@@ -131,7 +131,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(h.to_json()))
         return 0
-    print(f"{h.player}: {h.reason}")
+    # a reason that starts with the move already names the player ("blue places ...")
+    print(h.reason if h.reason.startswith(f"{h.player} ") else f"{h.player}: {h.reason}")
     if h.move is not None:
         print(f"  move: {json.dumps(h.move)}")
     for goal in h.goals:

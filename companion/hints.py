@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from companion import economy
+from companion import economy, movegen
 from companion.bots import GreedyBot
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance
@@ -22,7 +22,9 @@ from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
-from companion.tiles import rotate_code
+from companion.tiles import ROCK, rotate_code
+from companion.tiles import parse as parse_tile
+from companion.wording import and_list, tile_words
 
 SOURCE = {"pink": "wood", "yellow": "soil"}
 
@@ -232,8 +234,7 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         return (f"{what}: from that network you can lay the tile in your hand that the team's Forest "
                 f"Communication network needs (7.c)")
     if move["action"] == "spore_ability" and move.get("mode") == "redraw":
-        return (f"{what}: your network reaches a space of the team's Forest Communication network (7.c), "
-                f"but no tile in your hand has the green path it needs; the bag still holds such tiles (4.d)")
+        return f"{what}: {_redraw_reason(pos, ed, move, bot)}"
     if move["action"] == "move":
         return f"{what}: from there your hand grows further toward substrates, trees or your next card{aim}"
     if move["action"] == "rock":
@@ -254,6 +255,45 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         near = f", near the {kind[1]} substrate at {ed.label(kind[0])} ({SUBSTRATE_COLOR[kind[1]]})" if kind else ""
         return f"{what}: it extends your network{near}{aim}"
     return what + aim
+
+
+def _redraw_reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> str:
+    """Why the cooperative spore redraw (4.d, first option): which space of the team's Forest
+    Communication network (7.c) the player reaches, which green path it needs, and why the
+    tile named in ``move["discard"]`` is the one that goes."""
+    b = Board(pos, ed)
+    player, gone = move["player"], move["discard"]
+    bp = bot.pending_blueprint(b)
+    need = ""
+    if bp is not None:
+        todo = [h for h in bp.todo(pos) if b.placeable(h)]
+        front = b.frontier(player)
+        at = next((h for h in todo if h in front), None)
+        if at is None:   # the bot's reach also counts one move of the meeple first (4.b)
+            after = set()
+            for mv in movegen.meeple_moves(b, player):
+                moved = pos.copy()
+                moved.meeples[player] = Hex(*mv["to"])
+                after |= set(Board(moved, ed).frontier(player))
+            at = next((h for h in todo if h in after), None)
+        if at is not None:
+            ids = economy.tree_ids(pos, ed)
+            sides = [f"tree {ids[n]}" if n in pos.trees else ed.label(n)
+                     for n in (at.neighbor(e) for e in sorted(bp.spaces[at]))]
+            shape = "a three-way green path" if len(sides) >= 3 else "a green path"
+            reached = "reached from your network" if at in front else "reached after a move"
+            need = f"{ed.label(at)} ({reached}) needs {shape} joining {and_list(sides)} for Forest Communication (7.c)"
+    if not need:
+        need = "a space of the team's Forest Communication network (7.c) that you reach needs a green path"
+    if gone == ROCK:
+        why = "the rock goes, as no other action may discard one (4.a.3)"
+    else:
+        three_way = [c for c in pos.hands[player] if c != ROCK
+                     and any(len(path.edges) >= 3 for path in parse_tile(c).paths)]
+        why = (f"{tile_words(gone)} goes, the tile least worth keeping: "
+               + ("it has no three-way path and another does" if three_way and gone not in three_way
+                  else "none in hand fits the plan"))
+    return f"{need}; no tile in your hand has it and the bag still does (4.d); {why}"
 
 
 def _lays_blueprint(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> bool:

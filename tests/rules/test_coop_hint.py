@@ -122,3 +122,27 @@ def test_the_setup_hint_names_the_starting_space_by_its_label():
     h = hint(pos, ed)
     label = ed.label(Hex(*h.move["at"]))
     assert h.move["action"] == "spore" and f"puts the spore and the meeple on {label}:" in h.reason
+
+
+def test_the_spore_redraw_says_where_which_path_and_why_that_tile_goes(tmp_path, capsys):
+    # Blue's network reaches the planned arm space (2, -1), whose green path joins tree B
+    # (across edge 3) and (1, 0); no tile in hand has it, the bag does: blue redraws (4.d).
+    from test_coop_bots import ED, _at_planned_space
+    pos = _at_planned_space(["ROCK", "Y03", "Y12"])
+    h = hint(pos, ED)
+    assert h.move == {"player": "blue", "action": "spore_ability", "mode": "redraw", "discard": "ROCK"}
+    space, other = ED.label(Hex(2, -1)), ED.label(Hex(1, 0))
+    assert f"{space} (reached from your network) needs a green path joining tree B and {other}" in h.reason, h.reason
+    assert "the rock goes, as no other action may discard one (4.a.3)" in h.reason
+    # without a rock the tile that goes is named, with why it is that one
+    h = hint(_at_planned_space(["P012.Y3", "Y03", "Y12"]), ED)
+    assert h.move["discard"] in ("Y03", "Y12"), h.move
+    assert "a yellow tile goes, the tile least worth keeping: it has no three-way path and another does" in h.reason
+    h = hint(_at_planned_space(["Y03", "Y12", "P0.Y2.G4"]), ED)
+    assert h.move["mode"] == "redraw" and "none in hand fits the plan" in h.reason, h.reason
+    # the command says the player's name once
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(_at_planned_space(["ROCK", "Y03", "Y12"]).to_json()))
+    assert main(["hint", "--position", str(path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("blue flips the spore") and first.count("blue") == 1, first
