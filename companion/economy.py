@@ -15,6 +15,7 @@ from companion.edition import NUTRIENT_COLORS, Card, Edition
 from companion.networks import MyceliumGraph
 from companion.position import Position
 from companion.tiles import parse
+from companion.wording import and_list
 
 # Card effects that change costs or gains ("Mushroom Card Effects").
 PERMANENT_NUTRIENT = {"pink": "permanent_pink_nutrient", "yellow": "permanent_yellow_nutrient"}
@@ -224,13 +225,13 @@ def tree_ids(pos: Position, edition: Edition) -> dict:
     return {at: "ABCDEFGH"[i] for i, at in enumerate(pos.trees)}
 
 
-def trees_on_one_green_network(pos: Position, graph: MyceliumGraph) -> tuple[int, int]:
-    """(most trees touched by one green network, number of trees).
+def green_network_trees(pos: Position, graph: MyceliumGraph) -> frozenset:
+    """The trees (spaces) touched by the one green network that touches the most of them;
+    empty when no green path faces a tree.
 
     A tree is touched by a network when one of its green paths ends on a side facing the
     tree (rulebook 7.c: "connect all Trees to the same green Mycelium Network").
     """
-    best = 0
     facing: dict[tuple, set] = {}
     for tree in pos.trees:
         for e in range(6):
@@ -241,16 +242,29 @@ def trees_on_one_green_network(pos: Position, graph: MyceliumGraph) -> tuple[int
             i = parse(code).path_on_edge((e + 3) % 6)
             if i is not None and parse(code).paths[i].color == "green":
                 facing.setdefault((h, i), set()).add(tree)
-    if not facing:
-        return 0, len(pos.trees)
+    best: frozenset = frozenset()
     for net in graph.networks:
-        if net.color != "green":
+        if net.color != "green" or not facing:
             continue
-        touched = set()
-        for node in net.nodes & facing.keys():
-            touched |= facing[node]
-        best = max(best, len(touched))
-    return best, len(pos.trees)
+        touched = frozenset(t for node in net.nodes & facing.keys() for t in facing[node])
+        if len(touched) > len(best):
+            best = touched
+    return best
+
+
+def trees_on_one_green_network(pos: Position, graph: MyceliumGraph) -> tuple[int, int]:
+    """(most trees touched by one green network, number of trees): see
+    :func:`green_network_trees`."""
+    return len(green_network_trees(pos, graph)), len(pos.trees)
+
+
+def trees_joined(pos: Position, graph: MyceliumGraph) -> frozenset:
+    """The trees Forest Communication counts as connected (7.c): those of
+    :func:`green_network_trees` once that network joins two trees or more.  A tree that
+    alone touches a green network is connected to no other tree, so it counts none (with a
+    single tree on the board, touching it is the whole mission)."""
+    joined = green_network_trees(pos, graph)
+    return joined if len(joined) >= min(2, len(pos.trees)) else frozenset()
 
 
 def symbiosis_progress(pos: Position, pattern: tuple[int, ...]) -> tuple[int, list[int]]:
@@ -288,8 +302,13 @@ def missions(pos: Position, edition: Edition, graph: MyceliumGraph | None = None
     out.append(MissionProgress("forest_symbiosis", met, len(pattern),
                                met >= len(pattern) or "forest_symbiosis" in pos.missions,
                                f"trees with {need_txt} mycorrhizae: {met} of {len(pattern)} ({per_tree})"))
-    linked, total = trees_on_one_green_network(pos, graph)
-    out.append(MissionProgress("forest_communication", linked, total,
-                               (total > 0 and linked >= total) or "forest_communication" in pos.missions,
-                               f"trees connected {linked} of {total}"))
+    joined, total = trees_joined(pos, graph), len(pos.trees)
+    detail = f"trees joined by one green network {len(joined)} of {total}"
+    if joined:
+        detail += f" (trees {and_list(sorted(ids[t] for t in joined))})"
+    elif (alone := green_network_trees(pos, graph)):
+        detail += f" (tree {ids[next(iter(alone))]} touches a green network that joins no other tree yet)"
+    out.append(MissionProgress("forest_communication", len(joined), total,
+                               (total > 0 and len(joined) >= total) or "forest_communication" in pos.missions,
+                               detail))
     return out

@@ -24,7 +24,7 @@ from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
 from companion.tiles import ROCK, rotate_code
 from companion.tiles import parse as parse_tile
-from companion.wording import and_list, tile_words
+from companion.wording import and_list, mission_title, tile_words
 
 SOURCE = {"pink": "wood", "yellow": "soil"}
 
@@ -67,16 +67,13 @@ def tree_name(pos: Position, ed: Edition, at: Hex) -> str:
     return f"tree {economy.tree_ids(pos, ed).get(at, '?')} ({ed.label(at)})"
 
 
-MISSION_TITLES = {"funga": "Funga", "forest_symbiosis": "Forest Symbiosis", "forest_communication": "Forest Communication"}
-
-
 def team_goals(pos: Position, ed: Edition) -> list[str]:
     """Cooperative (7, 8): one sentence per mission not yet accomplished, with its progress as
     the Goals tab gives it, and the team's victory points against the difficulty's target.
     Empty in the other modes."""
     if pos.mode != "cooperative" or not pos.difficulty:
         return []
-    out = [f"{MISSION_TITLES.get(m.mission, m.mission)} (7): {m.detail}"
+    out = [f"{mission_title(m.mission)} (7): {m.detail}"
            for m in economy.missions(pos, ed) if not m.done]
     total = sum(economy.victory_points(pos, ed, c) for c in pos.colors)
     target = ed.cooperative_vp[pos.difficulty]

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from companion import economy
 from companion.edition import Edition
-from companion.position import Position
+from companion.position import MISSIONS, Position
+from companion.wording import mission_title
 
 if TYPE_CHECKING:
     from companion.board import Board
@@ -21,7 +22,7 @@ def check_missions(b: "Board", notes: list[str]) -> None:
     for prog in economy.missions(pos, ed, b.graph):
         if prog.done and prog.mission not in pos.missions:
             pos.missions.append(prog.mission)
-            notes.append(f"mission accomplished: {prog.mission.replace('_', ' ')} ({prog.detail})")
+            notes.append(f"mission accomplished: {mission_title(prog.mission)} ({prog.detail})")
             if prog.mission == "forest_communication":
                 # Every player picks their own colours: the move's ``choose`` per player, else
                 # the default reading (the colours they hold fewest of), reported by b.pick.
@@ -104,7 +105,7 @@ def final_result(pos: Position, ed: Edition, why: str) -> dict[str, Any]:
                 "scores": scores}
     target = ed.cooperative_vp.get(pos.difficulty or "easy", 0)
     total = sum(scores.values())
-    missing = [m.replace("_", " ") for m in ("funga", "forest_symbiosis", "forest_communication") if m not in pos.missions]
+    missing = [mission_title(m) for m in MISSIONS if m not in pos.missions]
     lacks = []
     if missing:
         lacks.append("missions not accomplished: " + ", ".join(missing))

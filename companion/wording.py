@@ -12,6 +12,15 @@ from companion import tiles as tilecodes
 
 TURNS = {1: "turned once", 2: "turned twice"}
 
+MISSION_TITLES = {"funga": "Funga", "forest_symbiosis": "Forest Symbiosis", "forest_communication": "Forest Communication"}
+"""The cooperative missions as the rulebook's connectivity cards name them (7), as the
+dashboard's Goals tab shows them."""
+
+
+def mission_title(mission: str) -> str:
+    """``"forest_communication"`` -> ``"Forest Communication"`` (7); an unknown id as is."""
+    return MISSION_TITLES.get(mission, mission)
+
 
 def and_list(names: list[str]) -> str:
     """``[]`` -> ``""``; ``["blue"]`` -> ``"blue"``; ``["blue", "orange", "red"]`` ->

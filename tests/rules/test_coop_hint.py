@@ -48,7 +48,7 @@ def test_the_hint_lists_what_the_team_still_lacks(game):
     goals = hint(pos, ed).goals
     open_missions = [m for m in economy.missions(pos, ed) if not m.done]
     assert len(goals) == len(open_missions) + 1          # every open mission, then the points
-    assert any(g.startswith("Forest Communication (7): trees connected") for g in goals), goals
+    assert any(g.startswith("Forest Communication (7): trees joined by one green network") for g in goals), goals
     target = ed.cooperative_vp[pos.difficulty]
     assert goals[-1].startswith("victory points (8): the team has") and goals[-1].endswith(f"of {target}")
 
@@ -59,7 +59,7 @@ def test_the_command_prints_the_team_goals(game, tmp_path, capsys):
     path.write_text(json.dumps(positions[3].to_json()))
     assert main(["hint", "--position", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "team still needs: Forest Communication (7): trees connected" in out
+    assert "team still needs: Forest Communication (7): trees joined by one green network" in out
     assert main(["hint", "--position", str(path), "--json"]) == 0
     assert any("Forest Communication" in g for g in json.loads(capsys.readouterr().out)["goals"])
 

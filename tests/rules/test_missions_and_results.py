@@ -61,11 +61,33 @@ def test_forest_communication_counts_trees_on_one_green_network(difficulty):
     pos = make_position(mode="cooperative", difficulty=difficulty, trees=trees, tiles=tiles,
                         spores={"blue": (0, 4), "orange": (0, -4)})
     comm = {m.mission: m for m in missions(pos, ED)}["forest_communication"]
-    assert comm.done and comm.detail == "trees connected 4 of 4"
+    assert comm.done and comm.detail == "trees joined by one green network 4 of 4 (trees A, B, C and D)"
     partial = make_position(mode="cooperative", difficulty=difficulty, trees=trees,
                             tiles=green_network_through(trees[:3]), spores={"blue": (0, 4), "orange": (0, -4)})
     comm = {m.mission: m for m in missions(partial, ED)}["forest_communication"]
-    assert not comm.done and comm.detail == "trees connected 3 of 4"
+    assert not comm.done and (comm.value, comm.target) == (3, 4)
+    assert comm.detail == "trees joined by one green network 3 of 4 (trees A, B and C)"
+
+
+def test_a_tree_alone_on_a_green_network_is_joined_to_no_other():
+    # 7.c counts trees connected to one another by one green network: a green path facing
+    # tree A joins it to nothing yet, so the Goals tab says 0 of 4, not 1 of 4, and the
+    # engine's mission check agrees (the mission is done at 4 of 4 only).
+    trees = [at for _, at in ED.trees("easy")]
+    a = trees[0]
+    spores = {"blue": (0, 4), "orange": (0, -4)}
+    beside = a.neighbor(0)                  # its green path ends on edge 3, facing tree A
+    assert beside.neighbor(0) not in trees
+    lone = make_position(mode="cooperative", difficulty="easy", trees=trees, spores=spores,
+                         tiles={tuple(beside): "G03"})
+    comm = {m.mission: m for m in missions(lone, ED)}["forest_communication"]
+    assert (comm.value, comm.target, comm.done) == (0, 4, False)
+    assert comm.detail == ("trees joined by one green network 0 of 4 "
+                           "(tree A touches a green network that joins no other tree yet)")
+    two = make_position(mode="cooperative", difficulty="easy", trees=trees, spores=spores,
+                        tiles=green_network_through(trees[:2]))
+    comm = {m.mission: m for m in missions(two, ED)}["forest_communication"]
+    assert (comm.value, comm.done) == (2, False) and comm.detail.endswith("(trees A and B)")
 
 
 @pytest.mark.parametrize("difficulty,counts,done", [
@@ -103,7 +125,7 @@ def test_forest_communication_reward_is_paid_once():
     p = out.position
     assert "forest_communication" in p.missions
     assert p.nutrient_total("orange") == 2
-    assert any("mission accomplished: forest communication" in n for n in out.notes)
+    assert any("mission accomplished: Forest Communication" in n for n in out.notes)
 
 
 def test_competitive_first_to_ten_points_wins_on_the_purchase():
@@ -144,7 +166,9 @@ def test_cooperative_loses_without_every_mission():
     pos = make_position(mode="cooperative", difficulty="easy", cards={"blue": ["b03", "b06", "b09"]},
                         missions=["funga"])
     res = final_result(pos, ED, "the last tile was drawn from the bag")
-    assert res["winners"] == [] and "forest symbiosis" in res["reason"] and "12 of 12" not in res["reason"]
+    assert res["winners"] == [] and "12 of 12" not in res["reason"]
+    # the missions by the rulebook's names, as the Goals tab gives them
+    assert "missions not accomplished: Forest Symbiosis, Forest Communication" in res["reason"], res["reason"]
     won = make_position(mode="cooperative", difficulty="easy", cards={"blue": ["b03", "b06", "b09"]},
                         missions=["funga", "forest_symbiosis", "forest_communication"])
     assert final_result(won, ED, "x")["winners"] == ["blue", "orange"]
