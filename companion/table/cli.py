@@ -75,6 +75,12 @@ def _pick_table_game(log) -> str:
                         "mycelium-companion run --resume --game ID ..." if others else ""))
 
 
+SIMULATED_KINDS = {"demo": "a simulated game (demo: simulated players on a simulated table)",
+                   "dashboard": "a game of the dashboard's simulated players (serve)",
+                   "replay": "a replay of a recording"}
+"""What a game of each kind but ``table`` was, in the words ``run --resume --game ID`` says."""
+
+
 def _describe_game(game) -> str:
     """``table game ID (competitive, blue and orange) at move 74, started 2026-11-30 21:03``."""
     import time as _t
@@ -306,7 +312,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             log, game, note = open_checked(path, args.game, args.salvage, _invocation(), pick=_pick_table_game)
             if note:
                 print(note)
+            if game.position.result is not None:   # nothing to resume: say only that, and what to do
+                print(f"That game, {_describe_game(game)}, is over: "
+                      f"{game.position.result['reason']}. Nothing to resume: run the same command without "
+                      f"--resume for a new game ('mycelium-companion export --game {game.game_id}' keeps "
+                      "this one as JSON).")
+                source.close()
+                return 1
             print(f"Resuming {_describe_game(game)} (log: {path})")
+            if game.kind != "table":
+                print(f"Note: this was {SIMULATED_KINDS.get(game.kind, f'a {game.kind} game')}, not a game played at a "
+                      "table: the camera sees the real board, so lay the pieces out as the dashboard shows them "
+                      "before the next move.")
             waiting = [g for g in resumable(log) if g.id != game.game_id] if args.game is None else []
             if waiting:
                 print(f"(Other unfinished table game{'s' if len(waiting) > 1 else ''} in this log: "
@@ -316,10 +333,6 @@ def cmd_run(args: argparse.Namespace) -> int:
                 latest = {Hex(*f["at"]): f["text"] for f in game.fixes}
                 print(f"{len(game.corrections)} space(s) fixed by hand: "
                       + "; ".join(latest[h] for h in sorted(game.corrections)))
-            if game.position.result is not None:
-                print(f"That game is over: {game.position.result['reason']}")
-                source.close()
-                return 0
         else:
             log, path = _log(args.db)
             game = Game(initial, config, log=log, kind="replay" if args.replay else "table")

@@ -413,3 +413,30 @@ def test_games_before_any_game_is_an_empty_list_not_an_error(tmp_path, capsys, m
     # a log named on the command line that does not exist is a typo, refused as export refuses it
     assert main(["games", "--db", str(tmp_path / "typo.db")]) == 2
     assert "no game log at" in capsys.readouterr().err
+
+
+def test_resuming_a_finished_game_says_only_that_it_is_over(tmp_path, camera):
+    db = tmp_path / "games.sqlite3"
+    log = EventLog(db)
+    finished = BotTable(GameConfig(), seed=5, log=log)
+    finished.run()
+    gid, reason = finished.game.game_id, finished.game.position.result["reason"]
+    log.close()
+    r = run_resume(db, camera, "--game", gid)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "Resuming" not in r.stdout, r.stdout
+    assert f"That game, table game {gid} (competitive, blue and orange)" in r.stdout and f"is over: {reason}." in r.stdout
+    assert "run the same command without --resume for a new game" in r.stdout
+    assert f"'mycelium-companion export --game {gid}'" in r.stdout
+
+
+def test_a_demo_game_resumed_at_a_table_is_said_to_be_simulated(tmp_path, camera):
+    db = tmp_path / "games.sqlite3"
+    demo, n = table_game(db, turns=2, kind="demo")
+    r = run_resume(db, camera, "--game", demo)
+    assert read_nothing(r), r.stderr
+    assert f"Resuming demo game {demo}" in r.stdout
+    assert "Note: this was a simulated game (demo" in r.stdout and "lay the pieces out as the dashboard shows" in r.stdout
+    table, _ = table_game(db, turns=2)
+    r = run_resume(db, camera, "--game", table)
+    assert read_nothing(r) and "simulated" not in r.stdout, r.stdout
