@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     import companion.doctor
     companion.doctor.register(sub)
+    import companion.sim.cli
+    companion.sim.cli.register(sub)
     return parser
 
 
