@@ -147,13 +147,16 @@ class EventLog:
     ``path``: file path, or ``":memory:"`` for tests; ``create_dirs`` creates its folder (for
     the default location).  ``readonly`` opens the file with SQLite's ``mode=ro`` (and
     ``immutable=1`` when its folder is not writable: a copied SD card, a mounted backup), so
-    reading never needs write access.  Raises :class:`EventLogError` when the folder or the
-    file is missing, or the file cannot be opened as a database.
+    reading never needs write access; ``unchanging`` (with ``readonly``) reads a file nobody
+    writes, such as salvage's copy, as immutable.  Raises :class:`EventLogError` when the
+    folder or the file is missing, or the file cannot be opened as a database.
     """
 
-    def __init__(self, path: str | Path, create_dirs: bool = False, readonly: bool = False):
+    def __init__(self, path: str | Path, create_dirs: bool = False, readonly: bool = False,
+                 unchanging: bool = False):
         self.path = str(path)
         self.readonly = readonly
+        self._unchanging = unchanging   # a private copy nobody writes: read it as immutable
         if self.path != ":memory:":
             parent = Path(self.path).parent
             if create_dirs and not readonly:
@@ -180,14 +183,15 @@ class EventLog:
             raise EventLogError(f"{self.path}: not a game log (no games table)")
 
     def _readonly_uri(self) -> str:
-        """``mode=ro``; in a folder that cannot be written (no ``-shm`` can be made there),
-        ``immutable=1`` — unless a ``-wal`` file holds events not yet in the main file (a card
+        """``mode=ro``; in a folder that cannot be written (no ``-shm`` can be made there), or
+        for a file opened ``unchanging`` without a ``-wal`` (salvage's private copy: SQLite then
+        makes no ``-wal``/``-shm`` beside it), ``immutable=1`` — unless a ``-wal`` file holds events not yet in the main file (a card
         pulled after a power cut): then both are read from a private temporary copy, so no
         event is missed."""
         path = os.path.abspath(self.path)
-        if os.access(Path(path).parent, os.W_OK):
-            return f"file:{quote(path)}?mode=ro"
         wal = Path(path + "-wal")
+        if os.access(Path(path).parent, os.W_OK) and not (self._unchanging and not wal.is_file()):
+            return f"file:{quote(path)}?mode=ro"
         if wal.is_file() and wal.stat().st_size > 0:
             import tempfile
             self._tmpdir = tempfile.mkdtemp(prefix="mycelium-log-")
@@ -389,7 +393,8 @@ class EventLog:
 def salvage(path: str | Path, check=None) -> tuple[Path, dict[str, int]]:
     """Rebuild a damaged log up to the last good event of every game, keeping a copy first.
 
-    The damaged file (with its ``-wal``) is copied to ``<path>.damaged-YYYYmmdd-HHMMSS``; then
+    The damaged file is copied to ``<path>.damaged-YYYYmmdd-HHMMSS`` (its ``-wal``, when it
+    holds events, folded in by SQLite's own checkpoint, so the copy is one file); then
     every game is read from the copy and its events are kept up to the first bad one (for
     ``check(log, game_id, rows) -> int``, also up to the last event it accepts: the rules'
     replay); the result is written to a new file that replaces ``path``.  Returns the copy's
@@ -407,16 +412,36 @@ def salvage(path: str | Path, check=None) -> tuple[Path, dict[str, int]]:
     try:
         if made:
             shutil.copy2(path, backup)
-            for ext in ("-wal", "-shm"):
-                side = Path(str(path) + ext)
-                if side.exists():
-                    shutil.copy2(side, Path(str(backup) + ext))
+            wal = Path(str(path) + "-wal")
+            if wal.is_file() and wal.stat().st_size > 0:   # events not yet in the main file (a power cut)
+                shutil.copy2(wal, Path(str(backup) + "-wal"))
+                _single_file(backup)
         return _salvage_into(path, backup, check)
     except BaseException:
         if made:   # a failed attempt leaves no copy behind: the damaged file itself is untouched
             for f in (backup, Path(str(backup) + "-wal"), Path(str(backup) + "-shm")):
                 f.unlink(missing_ok=True)
         raise
+
+
+def _single_file(db: Path) -> None:
+    """Fold ``db``'s write-ahead log into the file and leave it in rollback-journal mode
+    (SQLite's ``wal_checkpoint(TRUNCATE)`` and ``journal_mode=DELETE``), so it is one file and
+    opening it read-only makes no ``-wal``/``-shm`` beside it.  A file SQLite refuses to
+    checkpoint keeps its ``-wal`` (its events are still read from there)."""
+    try:
+        con = sqlite3.connect(db, isolation_level=None)
+        try:
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            con.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return
+    for ext in ("-wal", "-shm"):
+        side = Path(str(db) + ext)
+        if side.exists() and (ext == "-shm" or side.stat().st_size == 0):
+            side.unlink()
 
 
 def salvage_problem(path: str | Path) -> str | None:
@@ -458,7 +483,8 @@ def _earlier_copy(path: Path) -> Path | None:
 
 
 def _salvage_into(path: Path, backup: Path, check) -> tuple[Path, dict[str, int]]:
-    src = EventLog(backup, readonly=True)   # the copy stays exactly as the damaged file was
+    # the copy stays exactly as the damaged file was, and reading it leaves nothing beside it
+    src = EventLog(backup, readonly=True, unchanging=True)
     tmp = path.with_name(path.name + ".salvage-tmp")
     if tmp.exists():
         tmp.unlink()
@@ -486,6 +512,7 @@ def _salvage_into(path: Path, backup: Path, check) -> tuple[Path, dict[str, int]
                 dst.set_finished(g.id, g.finished)
             kept[g.id] = len(rows) - 1
         dst.close()
+        _single_file(tmp)   # the rebuilt log is one file: nothing beside it until it is written to again
     finally:
         src.close()
     if not kept:

@@ -5,6 +5,7 @@ table PIN across restarts, serve's log folder and player choices, moves in words
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -440,3 +441,42 @@ def test_a_demo_game_resumed_at_a_table_is_said_to_be_simulated(tmp_path, camera
     table, _ = table_game(db, turns=2)
     r = run_resume(db, camera, "--game", table)
     assert read_nothing(r) and "simulated" not in r.stdout, r.stdout
+
+
+def test_salvage_leaves_the_log_and_one_copy_and_nothing_else(tmp_path):
+    # SQLite's -wal and -shm files of the rebuilt log and of the copy used to stay beside them
+    db = tmp_path / "games.sqlite3"
+    table_game(db, turns=4)
+    _tamper(db)
+    assert cli("export", "--db", db, "--salvage").returncode == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 2 and names[0] == "games.sqlite3" and names[1].startswith("games.sqlite3.damaged-"), names
+    assert cli("export", "--db", db).returncode == 0 and sorted(p.name for p in tmp_path.iterdir()) == names
+
+
+def test_salvage_of_a_card_pulled_with_events_in_the_wal_keeps_them_in_one_copy(tmp_path):
+    # a power cut: the damage (here a tampered event) is still only in the -wal
+    live, card = tmp_path / "live", tmp_path / "card"
+    live.mkdir()
+    card.mkdir()
+    db = live / "games.sqlite3"
+    gid, _ = table_game(db, turns=4)
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    (payload,) = con.execute("SELECT payload FROM events WHERE seq = 3").fetchone()
+    doc = json.loads(payload)
+    doc["move"]["player"] = "orange" if doc["move"]["player"] == "blue" else "blue"
+    con.execute("UPDATE events SET payload = ? WHERE seq = 3", (json.dumps(doc, sort_keys=True),))
+    con.commit()
+    for f in live.iterdir():                     # the card as it was pulled, connection still open
+        shutil.copy2(f, card / f.name)
+    con.close()
+    assert (card / "games.sqlite3-wal").stat().st_size > 0
+    r = cli("export", "--db", card / "games.sqlite3", "--salvage")
+    assert r.returncode == 0 and "kept up to event 2" in r.stderr, r.stderr
+    names = sorted(p.name for p in card.iterdir())
+    assert len(names) == 2 and names[1].startswith("games.sqlite3.damaged-"), names
+    kept = sqlite3.connect(card / names[1])           # the copy alone holds the event from the -wal
+    (payload,) = kept.execute("SELECT payload FROM events WHERE game = ? AND seq = 3", (gid,)).fetchone()
+    kept.close()
+    assert json.loads(payload)["move"]["player"] == doc["move"]["player"]
