@@ -21,6 +21,7 @@ import threading
 from concurrent.futures import TimeoutError as FutureTimeout
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,42 @@ def _now_ms() -> float:
     return time.monotonic() * 1000.0
 
 
+@contextmanager
+def opencv_quiet():
+    """OpenCV's own log silenced for the block (``cv2.utils.logging``): a camera that does not
+    open makes it print ``[ WARN:0@1.6] global cap_v4l.cpp ...`` lines on stderr, while the
+    companion says what happened in one sentence of its own.  The level before is restored.
+
+    FFmpeg, under OpenCV's video backend, logs on its own (``moov atom not found`` for a file
+    that is no video); OpenCV reads its level once, from ``OPENCV_FFMPEG_LOGLEVEL``, when the
+    backend first opens something, so it is set to quiet (-8) for the process unless the user
+    set it."""
+    import os
+
+    from cv2.utils import logging as cv_log
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    before = cv_log.getLogLevel()
+    cv_log.setLogLevel(cv_log.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        cv_log.setLogLevel(before)
+
+
+def _why_not_open(device: int | str) -> str:
+    """Why the webcam ``device`` did not open, in words: on Linux, whether its ``/dev/videoN``
+    exists and which cameras do; a URL, that OpenCV could not open it."""
+    if not isinstance(device, int):
+        return f"OpenCV cannot open {device}"
+    node = Path(f"/dev/video{device}")
+    if Path("/dev").is_dir() and not node.exists():
+        found = sorted(str(p) for p in Path("/dev").glob("video[0-9]*"))
+        there = (f"this computer has {', '.join(found)}: try --camera {found[0].removeprefix('/dev/video')}"
+                 if found else "no camera is connected: plug one in, or use --camera picamera2 for the Pi camera")
+        return f"{node} does not exist ({there})"
+    return f"OpenCV cannot open {node} (is another program using it?)"
+
+
 class OpenCVSource(FrameSource):
     """``cv2.VideoCapture`` on a webcam index (``0``) or a URL/path; ``size`` (w, h) px asks the
     driver for a resolution.
@@ -106,9 +143,11 @@ class OpenCVSource(FrameSource):
 
     def open(self) -> None:
         self.close()
-        cap = cv2.VideoCapture(self.device)
+        with opencv_quiet():
+            cap = cv2.VideoCapture(self.device)
         if not cap.isOpened():
-            raise SourceError(f"cannot open camera {self.device!r} with OpenCV")
+            cap.release()
+            raise SourceError(f"cannot open camera {self.device}: {_why_not_open(self.device)}")
         if self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
@@ -269,8 +308,9 @@ class FolderSource(FrameSource):
                 raise SourceError(f"{self.path}: no images (.png, .jpg) in this folder")
         elif self.path.is_file():
             self.name = f"file:{self.path}"
-            self._cap = cv2.VideoCapture(str(self.path))
-            ok = self._cap.isOpened() and self._cap.read()[0]  # a damaged file opens but gives nothing
+            with opencv_quiet():   # a file that is no video: our sentence below, not OpenCV's warnings
+                self._cap = cv2.VideoCapture(str(self.path))
+                ok = self._cap.isOpened() and self._cap.read()[0]  # a damaged file opens but gives nothing
             if ok:
                 self._cap.release()
                 self._cap = cv2.VideoCapture(str(self.path))  # back to its first frame

@@ -131,7 +131,7 @@ def _one_frame(spec: str, settings=None):
     try:
         src = open_camera(spec, settings_path=settings)
     except SourceError as exc:
-        raise UnreadableImageError(f"cannot open camera {spec}: {exc}{_busy_hint(spec)}") from exc
+        raise UnreadableImageError(_cannot_open(spec, exc)) from exc
     frame = None
     try:
         for _ in range(10):  # a camera's first frames may be dark while its exposure settles
@@ -145,6 +145,14 @@ def _one_frame(spec: str, settings=None):
         return frame
     finally:
         src.close()
+
+
+def _cannot_open(spec: str, exc: Exception) -> str:
+    """``cannot open camera SPEC: why``, once, whether or not the source's sentence says it,
+    with :func:`_busy_hint` unless the camera is not there at all."""
+    text = str(exc)
+    text = text if text.startswith("cannot open camera") else f"cannot open camera {spec}: {text}"
+    return text if "does not exist" in text else text + _busy_hint(spec)
 
 
 def _busy_hint(spec: str) -> str:
@@ -164,7 +172,7 @@ def _serve(args, geo, intr, reader, labels) -> int:
     try:
         src = open_camera(args.camera, settings_path=_stored_settings(args))
     except SourceError as exc:
-        return _fail(args, f"cannot open camera {args.camera}: {exc}{_busy_hint(args.camera)}")
+        return _fail(args, _cannot_open(args.camera, exc))
     feed = CameraFeed(geo, intr, reader, labels)
     app = setup_app(feed, pin=args.pin)
     stop = threading.Event()

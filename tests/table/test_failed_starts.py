@@ -155,3 +155,22 @@ def test_calibration_files_that_cannot_be_written_are_one_line(tmp_path, capsys)
     assert main(["calibrate", "sheet", "--out", str(tmp_path / "a-file" / "markers")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mycelium-companion calibrate: cannot write") and err.count("\n") == 1
+
+
+def test_a_camera_index_with_no_camera_is_one_sentence_without_opencv_warnings(tmp_path):
+    # OpenCV's own log used to print "[ WARN:0@1.6] global cap_v4l.cpp ... can't open camera
+    # by index" lines before the companion's sentence
+    index = next(n for n in range(57, 99) if not Path(f"/dev/video{n}").exists())
+    db = tmp_path / "games.sqlite3"
+    err = one_line_error(cli("run", "--camera", index, "--rfid", "none", "--no-web", "--db", db))
+    assert f"cannot open camera {index}: /dev/video{index} does not exist" in err and "WARN" not in err
+    assert games_in(db) == []
+    err = one_line_error(cli("camera", "check", "--camera", index))
+    assert err.count("cannot open camera") == 1 and "WARN" not in err and "systemctl" not in err, err
+
+
+def test_a_file_that_is_no_video_is_one_sentence(tmp_path):
+    junk = tmp_path / "notes.mp4"
+    junk.write_text("not a video")
+    err = one_line_error(cli("run", "--camera", junk, "--rfid", "none", "--no-web", "--db", tmp_path / "g.sqlite3"))
+    assert "not an image or a video OpenCV can read" in err and "WARN" not in err and "[" not in err, err
