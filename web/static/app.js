@@ -35,7 +35,7 @@
   }
   function toast(msg, bad) {
     const t = $("#toast");
-    if ($("#dlg").open) return;   // a dialog says its own errors (#dlg-error); nothing shows under it
+    if ($("#dlg").open) { if (bad) dlgError(msg); return; }   // nothing shows under a dialog: its errors go in it
     t.textContent = msg; t.className = bad ? "bad" : ""; t.hidden = false;
     clearTimeout(toast.timer);
     toast.timer = setTimeout(hideToast, bad ? 6000 : 3000);
