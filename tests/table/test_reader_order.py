@@ -150,3 +150,65 @@ def test_the_virtual_board_never_sends_a_frame_numbered_before_an_event_it_alrea
         if f.type in P.EVENT_TYPES:
             seen = f.seq
     assert seen == 1
+
+
+# --- a press that comes right after a turn ended --------------------------------------------
+
+def press(live: LiveTable) -> None:
+    live.on_reader_event({"event": "button", "kind": "short", "time": 0})
+
+
+def draw(live: LiveTable, uid: str, tile: str) -> None:
+    live.on_reader_event({"event": "tile_drawn", "uid": uid, "tile": tile, "time": 0})
+
+
+def second_press_then_next_turn() -> tuple[TableSession, LiveTable, str, str]:
+    """Blue plays, draws and presses twice; the second press comes once orange's turn has
+    begun.  Orange then places and draws."""
+    truth, session, live = table()
+    first = session.position.active
+    place(session)
+    draw(live, "04AA0001", truth.supplies.bag[-1])
+    press(live)
+    second = session.position.active
+    assert second != first and [e.move["action"] for e in session.game.events] == ["place", "draw", "end_turn"]
+    press(live)                         # the same player's second press, or orange's own?
+    assert session.question is None and len(session.game.events) == 3
+    place(session)
+    draw(live, "04AA0002", truth.supplies.bag[-2])
+    return session, live, first, second
+
+
+def test_a_second_press_does_not_end_the_next_turn_at_its_draw_the_table_is_asked():
+    session, live, first, second = second_press_then_next_turn()
+    assert [e.move["action"] for e in session.game.events] == ["place", "draw", "end_turn", "place", "draw"]
+    assert session.position.active == second
+    q = session.question
+    assert q is not None and f"right after {first}'s turn ended" in q.prompt
+    assert [c["label"] for c in q.choices] == [f"Yes: {second} ends the turn",
+                                              f"No: {first} pressed twice; {second}'s turn goes on"]
+    session.answer(q.id, 1)
+    assert session.position.active == second and not live.pending and len(session.game.events) == 5
+    press(live)                         # orange's own press, after the draw: ends the turn
+    assert [e.move["action"] for e in session.game.events][-1] == "end_turn"
+    assert session.position.active not in (second,) and session.question is None
+
+
+def test_the_table_says_the_press_was_the_next_players_own():
+    session, live, first, second = second_press_then_next_turn()
+    session.answer(session.question.id, 0)
+    ends = [e.move for e in session.game.events if e.move["action"] == "end_turn"]
+    assert [m["player"] for m in ends] == [first, second]
+    assert session.question is None and not live.pending
+
+
+def test_a_press_after_the_draw_settles_the_question():
+    session, live, first, second = second_press_then_next_turn()
+    q = session.question
+    assert q is not None
+    press(live)                         # orange presses (again) after drawing: clearly orange's
+    ends = [e.move for e in session.game.events if e.move["action"] == "end_turn"]
+    assert [m["player"] for m in ends] == [first, second]
+    assert session.question is None
+    answered = [m.data for m in session.bus.since(0) if m.kind == "answered"]
+    assert answered and answered[-1]["id"] == q.id and answered[-1]["choice"] is None
