@@ -97,7 +97,8 @@ class LiveTable:
         self.recorder = recorder
         self.clock = clock
         # reader inputs waiting for the move they follow: (time, move, turn pressed in); the turn
-        # is (round, active player) for an end-turn press, None for a draw
+        # is (round, active player) for an end-turn press, None for a draw; a press that came
+        # right after a turn ended adds the player whose turn it was (the table is asked)
         self.pending: deque[tuple[float, dict[str, Any], tuple[int, str] | None]] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
@@ -436,6 +437,10 @@ class LiveTable:
                         self._ask_press(move, turn[2])
                     elif now - t < PENDING_S:
                         self.pending.append((t, move, turn))
+                    else:   # another question stayed open all along: say so, end no turn
+                        s.bus.publish("button_ignored", {"message": f"A press right after {turn[2]}'s turn ended "
+                                                                    f"was not taken: {move['player']}, press again to "
+                                                                    "end the turn."})
                 elif legal:
                     s.submit(move, source="reader")
                     progress = True
