@@ -253,17 +253,18 @@ class VirtualReader:
         ``payload`` (at most 48 bytes), numbered with the next seq, kept in the replay
         ring and written at once.  Tests use it for a newer firmware's event types and for
         malformed TAG/BUTTON payloads.  Returns the event's seq."""
-        with self._lock:
+        with self._lock:   # numbered and written together: frames leave in seq order
             self.last_seq = P.next_seq(self.last_seq)
             f = P.Frame(ftype, self.last_seq, bytes(payload))
             self._ring.append(f)
-        self._send(f)
+            self._send(f)
         return f.seq
 
     def frame(self, ftype: int, payload: bytes = b"") -> None:
         """Companion only: write one non-event frame of ``ftype`` carrying the latest seq
         (as a HEARTBEAT does); it is not kept for replay."""
-        self._send(P.Frame(ftype, self.last_seq, bytes(payload)))
+        with self._lock:
+            self._send(P.Frame(ftype, self.last_seq, bytes(payload)))
 
     def inject(self, raw: bytes) -> None:
         """Write raw bytes (garbage, half frames) as they are."""
@@ -295,6 +296,10 @@ class VirtualReader:
         self._write(frame)
 
     def _send(self, f: P.Frame) -> None:
+        # Callers that number a frame with last_seq hold _lock from reading it to writing the
+        # frame: the firmware makes events and heartbeats in one loop, so a frame never leaves
+        # with a seq older than an event already sent.  A heartbeat numbered before an event
+        # and written after it would tell the host the numbering went back (section 7.4).
         self._write_noisy(P.encode_frame(f))
 
     # -- device thread -------------------------------------------------------------------
@@ -359,14 +364,19 @@ class VirtualReader:
             if self.kind == "companion" and now >= next_beat:
                 # the firmware's loop sends it when due, late by a scan or a replay (section 5.4)
                 next_beat = now + self._heartbeat * (1 + self._rng.uniform(0.0, 0.1))
-                ms = int(now * 1000) & 0xFFFFFFFF
-                self._send(P.heartbeat_frame(self.last_seq, ms, None if self.legacy_hello else self.health))
+                self._send_heartbeat(now)
+
+    def _send_heartbeat(self, now: float) -> None:
+        """Send one HEARTBEAT carrying the latest seq (``now``: monotonic seconds)."""
+        with self._lock:
+            ms = int(now * 1000) & 0xFFFFFFFF
+            self._send(P.heartbeat_frame(self.last_seq, ms, None if self.legacy_hello else self.health))
 
     def _boot_done(self) -> None:
         """The firmware starts: HELLO, then the tags that waited in the field."""
         with self._lock:
             waiting, self._deferred = self._deferred, []
-        self._send(self._hello())
+            self._send(self._hello())
         for k, uid in enumerate(waiting):  # one tag per scan, as the MFRC522 reads them
             self.schedule((k + 1) * SCAN_S, lambda u=uid: self.event(P.TAG, bytes([len(u)]) + u))
 
@@ -383,6 +393,10 @@ class VirtualReader:
         # an RDM6300 has no receive line
 
     def _command(self, f: P.Frame) -> None:
+        with self._lock:   # an answer (a whole replay) goes out in one go, as in section 6.1
+            self._answer(f)
+
+    def _answer(self, f: P.Frame) -> None:
         self.commands.append(f)
         ack = bytes([f.type]) + struct.pack("<H", f.seq)
         if f.type == P.HELLO_REQ:

@@ -97,7 +97,8 @@ class LiveTable:
         self.recorder = recorder
         self.clock = clock
         # reader inputs waiting for the move they follow: (time, move, turn pressed in); the turn
-        # is (round, active player) for an end-turn press, None for a draw
+        # is (round, active player) for an end-turn press, None for a draw; a press that came
+        # right after a turn ended adds the player whose turn it was (the table is asked)
         self.pending: deque[tuple[float, dict[str, Any], tuple[int, str] | None]] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
@@ -113,6 +114,7 @@ class LiveTable:
         self._committed = None  # the last reading that matched the game: the next read starts from it
         self._frame_shape: tuple[int, int] | None = None
         self._asked: str | None = None
+        self._asked_press: str | None = None   # the open "whose press was that?" question
         self.stopped_because: str | None = None
         """Why the camera loop stopped, when it was not the end of the frames or a stop asked for."""
         self.interrupted: str | None = None
@@ -129,6 +131,8 @@ class LiveTable:
         session.bus.subscribe(self._on_message)
 
     def _on_message(self, msg) -> None:
+        if msg.kind in ("move", "undo", "reset") and self._asked_press is not None:
+            self._settle_press_question(msg)
         # After an undo, a fix or a new game the board has not moved, so the gate will not
         # open by itself: compare the still board with the new position on the next frame.
         if msg.kind in ("undo", "correction", "reset"):
@@ -349,15 +353,57 @@ class LiveTable:
         elif kind == "reader_notice":
             s.bus.publish("reader_notice", {"kind": ev.get("kind"), "message": ev.get("detail", "")})
 
+    def _press_after_turn_end(self) -> bool:
+        """Whether a press arriving now comes before anything of the active player's turn:
+        the last move logged ended the previous turn and no draw waits.  At the table a
+        player draws before pressing, and the reader gives its events in the order they
+        happened, so such a press is either a second press of the player whose turn just
+        ended or this player's press made before drawing; the table is asked which
+        (:meth:`_ask_press`) before it ends anyone's turn."""
+        events = self.session.game.events
+        return bool(events) and events[-1].move["action"] == "end_turn" and \
+            not any(m["action"] == "draw" for _, m, _ in self.pending)
+
+    def _ask_press(self, move: dict[str, Any], before: str) -> None:
+        """Ask whether a press that came right after ``before``'s turn ended (see
+        :meth:`_press_after_turn_end`) ends the active player's turn; "yes" plays ``move``."""
+        s = self.session
+        player = move["player"]
+        q = s.ask(f"The button was pressed right after {before}'s turn ended, before {player} drew: "
+                  f"does {player}'s turn end now?",
+                  [{"label": f"Yes: {player} ends the turn", "moves": [move]},
+                   {"label": f"No: {before} pressed twice; {player}'s turn goes on", "moves": []}])
+        self._asked_press = q.id
+
+    def _settle_press_question(self, msg) -> None:
+        # A turn that ended (a press of the player's own, the dashboard), an undo or a new game
+        # after the question was put: its answer no longer applies.
+        s = self.session
+        if msg.kind == "move" and (msg.data.get("event") or {}).get("move", {}).get("action") != "end_turn":
+            return
+        with s.lock:
+            q = s.question
+            if q is not None and q.id == self._asked_press:
+                s.question = None
+                s.bus.publish("answered", {"id": q.id, "choice": None, "why": "the turn was ended or changed meanwhile"})
+            self._asked_press = None
+
     def _submit_or_wait(self, move: dict[str, Any]) -> None:
         s = self.session
         pos = s.position
         turn = (pos.turn_number, pos.active) if move["action"] == "end_turn" else None
+        if turn is not None and self._press_after_turn_end():
+            turn = (*turn, s.game.events[-1].move["player"])   # pressed right after that player's turn
         if s.choices is not None:   # after the move that waits for the players' choices
             self.pending.append((self.clock(), move, turn))
             return
         verdict = s.game.check(move)
-        if verdict.legal:
+        if verdict.legal and turn is not None and len(turn) > 2:
+            if s.question is None:
+                self._ask_press(move, turn[2])
+            else:
+                self.pending.append((self.clock(), move, turn))
+        elif verdict.legal:
             s.submit(move, source="reader")
             self._retry_pending()
         elif verdict.reason in RETRY_REASONS and s.question is None:
@@ -378,14 +424,24 @@ class LiveTable:
                 if move["action"] == "draw":
                     move = dict(move, player=drawing_player(s.position))
                 elif move["action"] == "end_turn":
-                    if turn is not None and turn != (s.position.turn_number, s.position.active):
+                    if turn is not None and turn[:2] != (s.position.turn_number, s.position.active):
                         # a second press (a bounce, a press repeated while the first waited)
                         # of a turn that has ended since: it must not end the next player's turn
                         s.bus.publish("button_ignored", {"message": f"An end-of-turn press of {turn[1]}'s turn "
                                                                     "came after that turn had ended: ignored."})
                         continue
                     move = dict(move, player=s.position.active)
-                if s.game.check(move).legal:
+                legal = s.game.check(move).legal
+                if legal and turn is not None and len(turn) > 2:   # pressed right after a turn ended
+                    if s.question is None:
+                        self._ask_press(move, turn[2])
+                    elif now - t < PENDING_S:
+                        self.pending.append((t, move, turn))
+                    else:   # another question stayed open all along: say so, end no turn
+                        s.bus.publish("button_ignored", {"message": f"A press right after {turn[2]}'s turn ended "
+                                                                    f"was not taken: {move['player']}, press again to "
+                                                                    "end the turn."})
+                elif legal:
                     s.submit(move, source="reader")
                     progress = True
                 elif now - t < PENDING_S:

@@ -4,6 +4,8 @@ Beyond decoding, it keeps the event sequence (section 7): it remembers the boot 
 last event seq it delivered, passes each event up exactly once and in order, and asks the
 board to RESEND from the first missing seq whenever a HELLO, HEARTBEAT or later event shows
 a gap (a corrupt frame, bytes lost on the wire, or draws made while the cable was out).
+A HEARTBEAT whose seq is behind the last delivered event is not believed alone: the driver
+asks for a HELLO, which says whether the numbering restarted.
 State survives reconnects: create one driver per physical reader, not per connection.
 
 A frame that passes its CRC but cannot be read (section 8) never stalls the sequence.
@@ -207,6 +209,16 @@ class CompanionDriver(Driver):
         return Notice("seq_restart", f"the board's {what} says seq {seq}, behind the {old} already delivered "
                       f"under boot {self.boot_id}: its numbering restarted; every event it now holds is delivered")
 
+    def _confirm(self, now: float) -> None:
+        """A HEARTBEAT whose seq is behind the last delivered event: the board's numbering
+        restarted (section 7.3), or the frame is not the board's latest word (a damaged frame
+        that passed its CRC, a frame that left before the last event).  Restarting on it alone
+        would deliver every event of the ring again (presses that end turns, draws of tiles
+        back in the bag), so the board is asked: its HELLO decides, as at connection.  Until it
+        answers, frames are not taken; what they carried is asked for again after the HELLO."""
+        self._hello_seen = False
+        self._next_hello = now
+
     def _hello(self, h: P.Hello, now: float, out: list[Reading]) -> None:
         if h.protocol != P.PROTOCOL_VERSION:
             self._hello_seen = False
@@ -277,7 +289,8 @@ class CompanionDriver(Driver):
             _, health = P.parse_heartbeat(f)
             self._health(health, out)
             if self.last_seq and P.seq_after(self.last_seq, f.seq):
-                out.append(self._restart(f.seq, "heartbeat"))
+                self._confirm(now)
+                return
             self._gap(f.seq, now)
             return
         if f.type in P.EVENT_TYPES:
