@@ -12,7 +12,7 @@ import pytest
 
 from companion.vision import layout as L
 from companion.vision.pieces import (CLEAR_MARGIN, EVIDENCE_CLIP, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
-                                     RIM_SHOWS, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
+                                     RIM_SHOWS, RING_OUTLIER, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
                                      assign_meeples, meeple_evidence, nearest_token, rim_contrast, symbol_features, z_distance)
 from companion.vision.profile import CLASSES
 
@@ -24,6 +24,12 @@ def plain_spore_side(model, feat, player, covered):
         rings = slice(2, 3) if covered[s] else slice(None)
         d_un = z_distance(feat[s:s + 1], model.spore[player[s], 0], rings)[0]
         d_us = z_distance(feat[s:s + 1], model.spore[player[s], 1], rings)[0]
+        if np.isfinite(d_us) and not covered[s]:
+            # ring by ring, each ring counting at most RING_OUTLIER
+            def capped(ref):
+                per = np.minimum([z_distance(feat[s:s + 1], ref, slice(k, k + 1))[0] for k in range(3)], RING_OUTLIER)
+                return np.sqrt(np.mean(per * per))
+            d_un, d_us = capped(model.spore[player[s], 0]), capped(model.spore[player[s], 1])
         if np.isfinite(d_us):
             used[s] = d_us < d_un
             margin = abs(d_un - d_us)
