@@ -160,8 +160,8 @@ class PieceModel:
         ``feat``: (S, 3, 5) :func:`symbol_features`; ``player``: int (S,) index into
         :data:`PLAYERS`; ``covered``: bool (S,) a meeple stands on it (only the outer ring is
         compared).  With the used side learned, the nearer side wins, an uncovered spore's
-        distance counting each ring at most :data:`RING_OUTLIER` (:func:`ring_capped_distance`:
-        a symbol's size differs between copies of the piece); without, used means farther than
+        rings each counting at most :data:`RING_OUTLIER` (:func:`ring_vote`: a symbol's size
+        differs between copies of the piece); without, used means farther than
         :data:`SIDE_DISTANCE` from the unused side.
 
         Under a meeple, a rim that shows no symbol is no evidence of the side whose symbol
@@ -180,16 +180,15 @@ class PieceModel:
                 d_un[at] = z_distance(feat[at], self.spore[player[at], 0], rings)
                 d_us[at] = z_distance(feat[at], self.spore[player[at], 1], rings)
         learned = np.isfinite(d_us)
-        both = np.flatnonzero(~covered & learned)
-        if len(both):
-            # with both sides learned, an uncovered spore is compared ring by ring, each ring
-            # counting at most RING_OUTLIER: a symbol larger or smaller than the one photographed
-            # moves the one ring its edge crosses far from the learned side
-            d_un[both] = ring_capped_distance(feat[both], self.spore[player[both], 0])
-            d_us[both] = ring_capped_distance(feat[both], self.spore[player[both], 1])
         used = np.where(learned, d_us < d_un, d_un > SIDE_DISTANCE)
         with np.errstate(invalid="ignore"):  # inf - inf where no side was learned: not taken
             margin = np.where(learned, np.abs(d_un - d_us), np.abs(d_un - SIDE_DISTANCE))
+        both = np.flatnonzero(~covered & learned)
+        if len(both):
+            # with both sides learned, an uncovered spore is weighed ring by ring, each ring
+            # counting at most RING_OUTLIER: a symbol larger or smaller than the one photographed
+            # moves the one ring its edge crosses far from the learned side
+            used[both], margin[both] = ring_vote(feat[both], self.spore[player[both], 0], self.spore[player[both], 1])
         hid = np.flatnonzero(covered & learned)
         if len(hid):
             # under a meeple only the side whose learned rim shows more of its symbol is seen
@@ -204,7 +203,7 @@ class PieceModel:
 
 RING_OUTLIER = SIDE_DISTANCE
 """Most z-distance one ring counts for in the side of an uncovered spore
-(:func:`ring_capped_distance`).  Every printed symbol differs in size by up to 25 % from the
+(:func:`ring_vote`).  Every printed symbol differs in size by up to 25 % from the
 one photographed at calibration: a dot 25 % wider covers the inner core ring the learned dot
 left bare (bands, orange's unused dot under the dim warm lamp: core 4.6 from the learned unused
 side, 0.7 from the used side's X centre, while the middle and outer rings, where only the X's
@@ -212,14 +211,22 @@ arms reach, lay 0.2 and 0.4 from the unused side and 2.5 and 1.9 from the used o
 farther than :data:`SIDE_DISTANCE` from a side says "not this side" there, and no more."""
 
 
-def ring_capped_distance(feat: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """RMS over the three rings of each ring's z-distance (:func:`z_distance`) capped at
-    :data:`RING_OUTLIER`: float (S,) for features float32 (S, 3, 5) and references (S, 3, 5) or
-    (3, 5); +inf where the reference is unknown (NaN)."""
-    per_ring = np.stack([z_distance(feat, ref, slice(k, k + 1)) for k in range(len(RINGS))], axis=-1)
-    capped = np.minimum(per_ring, RING_OUTLIER)
-    d = np.sqrt(np.mean(capped * capped, axis=-1))
-    return np.where(np.isinf(per_ring).any(-1), np.inf, d)
+def ring_vote(feat: np.ndarray, unused: np.ndarray, used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Side of uncovered spores weighed ring by ring: (used bool (S,), margin float (S,)).
+
+    ``feat``: float32 (S, 3, 5) :func:`symbol_features`; ``unused``, ``used``: (S, 3, 5) or
+    (3, 5) the learned sides.  Each ring's evidence for the used side is the difference of its
+    squared z-distances (:func:`z_distance`) from the two sides, bounded by
+    :data:`RING_OUTLIER` squared; the side is the sign of their mean.  The margin, on the scale
+    of a z-distance, is that mean over the sum of the two RMS distances with each ring's
+    distance bounded the same way.  With no ring beyond the bound this is the nearer side by the
+    RMS over all rings, with margin the difference of the two distances."""
+    d_un = np.stack([z_distance(feat, unused, slice(k, k + 1)) for k in range(len(RINGS))], axis=-1)
+    d_us = np.stack([z_distance(feat, used, slice(k, k + 1)) for k in range(len(RINGS))], axis=-1)
+    cap = RING_OUTLIER * RING_OUTLIER
+    vote = np.mean(np.clip(d_un * d_un - d_us * d_us, -cap, cap), axis=-1)
+    spread = np.sqrt(np.mean(np.minimum(d_un * d_un, cap), axis=-1)) + np.sqrt(np.mean(np.minimum(d_us * d_us, cap), axis=-1))
+    return vote > 0, np.abs(vote) / spread
 
 
 RIM_SHOWS = 6.0

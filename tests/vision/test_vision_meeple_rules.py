@@ -35,6 +35,21 @@ def test_a_dot_printed_wider_than_the_one_calibrated_is_still_the_unused_side():
     assert not used[0]
 
 
+def test_an_x_printed_smaller_than_the_one_calibrated_is_still_the_used_side():
+    # meadow art under the dim warm lamp (bench seed 99, board 16): blue's dark X printed smaller
+    # than the calibrated one; its arms show on the middle ring (where three pale dots never
+    # reach) but not on the outer ring, and the core fits neither side.  Bounding each ring's
+    # distance alone (a first version of the fix) let the bare outer ring decide "unused"
+    unused = [[46.0, 47.8, 74.3, 7.4, -46.1], [47.3, 47.8, 49.0, 13.4, -54.9], [46.6, 47.7, 48.4, 12.2, -53.6]]
+    used = [[8.0, 10.5, 24.2, 3.4, 3.6], [7.9, 42.7, 48.6, 7.4, -41.4], [7.3, 46.7, 47.9, 9.9, -49.5]]
+    small_x = [[6.4, 24.6, 46.1, 5.4, -23.0], [10.1, 47.7, 48.9, 11.0, -52.2], [38.8, 47.9, 48.7, 12.8, -53.6]]
+    spore = np.tile(np.array([unused, used], np.float32)[None], (len(PLAYERS), 1, 1, 1))
+    z = np.zeros((len(PLAYERS), 3), np.float32)
+    model = PieceModel(z, z + 1, np.zeros((len(PLAYERS), 3, STATS), np.float32), spore)
+    used_read, _ = model.spore_side(np.array([small_x], np.float32), np.array([0]), np.array([False]))
+    assert used_read[0]
+
+
 def test_the_learned_sides_still_read_as_themselves():
     used, conf = _model().spore_side(np.array([UNUSED, USED], np.float32), np.array([ORANGE, ORANGE]),
                                      np.array([False, False]))

@@ -26,10 +26,14 @@ def plain_spore_side(model, feat, player, covered):
         d_us = z_distance(feat[s:s + 1], model.spore[player[s], 1], rings)[0]
         if np.isfinite(d_us) and not covered[s]:
             # ring by ring, each ring counting at most RING_OUTLIER
-            def capped(ref):
-                per = np.minimum([z_distance(feat[s:s + 1], ref, slice(k, k + 1))[0] for k in range(3)], RING_OUTLIER)
-                return np.sqrt(np.mean(per * per))
-            d_un, d_us = capped(model.spore[player[s], 0]), capped(model.spore[player[s], 1])
+            un, us = (np.array([z_distance(feat[s:s + 1], model.spore[player[s], k], slice(r, r + 1))[0] for r in range(3)])
+                      for k in (0, 1))
+            cap = RING_OUTLIER * RING_OUTLIER
+            vote = np.mean(np.clip(un * un - us * us, -cap, cap))
+            spread = np.sqrt(np.mean(np.minimum(un * un, cap))) + np.sqrt(np.mean(np.minimum(us * us, cap)))
+            used[s], margin = vote > 0, abs(vote) / spread
+            conf[s] = 1.0 - np.exp(-margin / SIDE_SCALE)
+            continue
         if np.isfinite(d_us):
             used[s] = d_us < d_un
             margin = abs(d_un - d_us)
