@@ -54,8 +54,16 @@ def read_as(r: SpaceReading) -> str:
     return f"read as {describe(r)}" + (f" with {r.meeple}'s meeple on it" if r.meeple else "")
 
 
-def deduced(player: str, what_else: str) -> str:
-    """The reason given on a spore where a meeple seen clearly nowhere was placed (the space is
-    unsure for another reason, ``what_else``: "its side is not clear")."""
-    return (f"{player}'s meeple, seen clearly on no space, is read on its spore here (a meeple is on the "
+def deduced(r: SpaceReading, side_confidence: float = 1.0, bar: float = 0.5) -> str | None:
+    """The reason a spore where a meeple seen clearly on no space was placed
+    (:func:`companion.vision.pieces.meeples_at_home`) is unsure, or ``None`` where it is sure
+    (confidence ``bar`` or more) or already says why (``r.doubt``).  ``side_confidence``: of
+    the side read there (1 where none was claimed).  E.g. "black's meeple, seen clearly on no
+    space, is read on its spore here (a meeple is on the board while its spore is); its side is
+    not clear"."""
+    if r.doubt is not None or r.confidence >= bar or r.kind != "spore" or not r.meeple:
+        return None
+    what_else = ("its side is not clear" if side_confidence < bar
+                 else "the chip around it does not show its colour clearly")
+    return (f"{r.meeple}'s meeple, seen clearly on no space, is read on its spore here (a meeple is on the "
             f"board while its spore is); {what_else}")

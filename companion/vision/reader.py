@@ -355,10 +355,7 @@ class BoardReader:
                     # each space keeps saying what it was read as
                     readings[where[s]].doubt = f"{read_as(readings[where[s]])}; {why}"
         for s in np.flatnonzero(deduced[rows]):
-            r = readings[s]
-            if r.doubt is None and r.confidence < DEDUCED_SURE and r.kind == "spore":
-                r.doubt = deduced_reason(players[owner[s]], "its side is not clear" if side_conf.get(s, 1.0) < DEDUCED_SURE
-                                         else "the chip around it does not show its colour clearly")
+            readings[s].doubt = deduced_reason(readings[s], side_conf.get(s, 1.0), DEDUCED_SURE) or readings[s].doubt
         return readings
 
     def _homes(self, rows: np.ndarray, spore_of: np.ndarray, committed: list[SpaceReading] | None) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 from test_vision_covered_side import styled_table
 
 from companion.vision.classify import SpaceReading
-from companion.vision.meeple_doubts import describe, may_stand, read_as
+from companion.vision.meeple_doubts import deduced, describe, may_stand, read_as
 from companion.vision.pieces import DEDUCED_SURE, PLAYERS, STATS, PieceModel, assign_meeples, close_calls, meeples_at_home
 
 ORANGE, BLACK = 1, 3
@@ -101,6 +101,24 @@ def test_each_unsure_space_keeps_saying_what_it_was_read_as():
     assert describe(SpaceReading("wood")) == "a wood substrate"
     assert describe(SpaceReading("tile", code="P03")) == "tile P03"
     assert read_as(SpaceReading("spore", player="black", meeple="black")) == "read as the black spore with black's meeple on it"
+
+
+def test_a_meeple_placed_on_its_spore_by_deduction_says_so_when_the_space_is_unsure():
+    from companion.vision.cli import _why_unsure
+
+    # the meeple itself was deduced with confidence, but the chip's side is unsure: read-board
+    # said "read as the black spore; its side or its colour is not clear", which hid that the
+    # meeple there was deduced rather than seen
+    r = SpaceReading("spore", player="black", used=True, meeple="black", confidence=0.3)
+    r.doubt = deduced(r, side_confidence=0.3)
+    why = _why_unsure(r)
+    assert why.startswith("black's meeple, seen clearly on no space, is read on its spore here")
+    assert why.endswith("its side is not clear")
+    r = SpaceReading("spore", player="black", used=None, meeple="black", confidence=0.2)
+    assert deduced(r).endswith("the chip around it does not show its colour clearly")
+    # a sure space, or one that already says why, keeps what it had
+    assert deduced(SpaceReading("spore", player="black", meeple="black", confidence=0.8)) is None
+    assert deduced(SpaceReading("spore", player="black", meeple="black", confidence=0.2, doubt="x")) is None
 
 
 def _reading_of(style, light, seed, board_no, tmp_path, geo, codes, capsys):
