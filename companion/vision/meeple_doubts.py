@@ -26,12 +26,16 @@ def may_stand(readings: list[SpaceReading], players: tuple[str, ...] = PLAYERS) 
     read as a round piece or as empty (:data:`COVERABLE`: its own spore hidden under it and
     misread).  Never on a rock or a tree, nor on a substrate or another player's spore once its
     own spore is read elsewhere (rulebook 4, 5.a)."""
-    kinds = np.array([r.kind for r in readings])
-    owner = np.array([r.player if r.kind == "spore" else "" for r in readings])
+    read = {r.player for r in readings if r.kind == "spore"}
+    unread = [name not in read for name in players]
     out = np.zeros((len(readings), len(players)), bool)
-    for p, name in enumerate(players):
-        home_read = bool(np.any(owner == name))
-        out[:, p] = (kinds == "tile") | (owner == name) | (~home_read & np.isin(kinds, COVERABLE))
+    for s, r in enumerate(readings):
+        if r.kind == "tile":
+            out[s] = True
+        elif r.kind in COVERABLE:
+            out[s] = unread
+            if r.kind == "spore" and r.player in players:
+                out[s, players.index(r.player)] = True
     return out
 
 
