@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from companion.vision.classify import SpaceReading
+from companion.vision.pieces import PLAYERS
 
-PLAYERS = ("blue", "orange", "red", "black")
 COVERABLE = ("spore", "empty", "wood", "soil")
 """Kinds a space holding a player's spore under its meeple can be read as when that spore is
 read nowhere else: another player's spore (its rim's colour misread), or a flat piece (a dark
