@@ -24,7 +24,10 @@ honest ones.
 
 Per style and light: spaces wrong (a space is wrong when anything on it differs: tile code,
 hence type and rotation, mycorrhizae, spore side, meeple), boards perfect, and spaces reported
-unreadable (when the reader has that notion), and spores whose side the reader says it cannot
+unreadable (when the reader has that notion), of the spaces wrong those read at or above the
+table's confidence bar (``companion.table.inference.LOW_CONFIDENCE``: the table takes them without
+asking; a wrong space below it is held and asked about, yet counts as wrong here, and an unsure
+space read right counts as right), and spores whose side the reader says it cannot
 see ("side not visible": under its own meeple; the table keeps the side it knows from the game,
 so such a space is neither wrong nor keeps its board from being perfect; a side claimed and
 wrong counts as wrong).  Per piece kind, the spaces where that kind is
@@ -303,7 +306,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     cal_light = Light(**{**lamp.__dict__, "glare": 0.0})
     cal = render_calibration_frames(style, cal_light, int(rng.integers(1 << 30)), SIZE, cal_cam, geo, tables[int(rng.integers(3))])
     profile_path, said, used = calibrate(cal, Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0), workdir)
-    r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "spaces": 0, "perfect": 0, "failed": 0,
+    r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "wrong sure": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "side hidden": 0, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
          "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
          "stages": {},
@@ -357,6 +360,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
             r["clip"]["unsure"] += sum(reading.confidence[f"{h[0]},{h[1]}"] < LOW_CONFIDENCE for h in clipped & set(bad))
             r["clip"]["right"] += len(clipped - unread - set(bad))
         r["wrong"] += len(bad)
+        # of them, read at or above the table's bar: the table would take those without asking
+        r["wrong sure"] += sum(reading.confidence[f"{h[0]},{h[1]}"] >= LOW_CONFIDENCE for h in bad)
         r["spaces"] += len(geo.spaces)
         r["perfect"] += not bad and not unread
         if i < timing_frames:
@@ -448,7 +453,8 @@ def report(r: dict, held_out: bool) -> None:
     spaces = r["spaces"]
     unread = "n/a" if r["unreadable"] is None else str(r["unreadable"])
     line = (f"  {r['light']:15s} spaces wrong {pct(r['wrong'], spaces):>8s}  boards perfect {pct(r['perfect'], r['boards']):>8s}"
-            f"  unreadable {unread:>4s}  side not visible {r['side hidden']:>3d}  failed {r['failed']}")
+            f"  unreadable {unread:>4s}  side not visible {r['side hidden']:>3d}  failed {r['failed']}"
+            f"  wrong at or above the table's bar {r['wrong sure']}")
     target = HELD_OUT_TARGETS.get(r["light"]) if held_out else None
     if target:
         ok = (target[0] is None or r["wrong"] <= target[0] * spaces) and (target[1] is None or r["perfect"] >= target[1] * r["boards"])

@@ -206,8 +206,9 @@ def _why_unsure(r) -> str:
         return r.reason
     if r.doubt:
         return r.doubt
-    piece = {"empty": "an empty space", "tile": f"tile {r.code}", "spore": f"the {r.player} spore"}.get(
-        r.kind, f"a {r.kind}" if r.kind in ("rock", "tree") else f"a {r.kind} substrate")
+    from companion.vision.meeple_doubts import describe
+
+    piece = describe(r)
     if r.meeple and r.kind in FLAT_KINDS:
         return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
     if r.kind == "spore":

@@ -159,8 +159,10 @@ class PieceModel:
 
         ``feat``: (S, 3, 5) :func:`symbol_features`; ``player``: int (S,) index into
         :data:`PLAYERS`; ``covered``: bool (S,) a meeple stands on it (only the outer ring is
-        compared).  With the used side learned, the nearer side wins; without, used means
-        farther than :data:`SIDE_DISTANCE` from the unused side.
+        compared).  With the used side learned, the nearer side wins, an uncovered spore's
+        rings each counting at most :data:`RING_OUTLIER` (:func:`ring_vote`: a symbol's size
+        differs between copies of the piece); without, used means farther than
+        :data:`SIDE_DISTANCE` from the unused side.
 
         Under a meeple, a rim that shows no symbol is no evidence of the side whose symbol
         stays off the rim: the meeple (its radius up to 0.375 s, its lean and its shadow) can
@@ -181,6 +183,12 @@ class PieceModel:
         used = np.where(learned, d_us < d_un, d_un > SIDE_DISTANCE)
         with np.errstate(invalid="ignore"):  # inf - inf where no side was learned: not taken
             margin = np.where(learned, np.abs(d_un - d_us), np.abs(d_un - SIDE_DISTANCE))
+        both = np.flatnonzero(~covered & learned)
+        if len(both):
+            # with both sides learned, an uncovered spore is weighed ring by ring, each ring
+            # counting at most RING_OUTLIER: a symbol larger or smaller than the one photographed
+            # moves the one ring its edge crosses far from the learned side
+            used[both], margin[both] = ring_vote(feat[both], self.spore[player[both], 0], self.spore[player[both], 1])
         hid = np.flatnonzero(covered & learned)
         if len(hid):
             # under a meeple only the side whose learned rim shows more of its symbol is seen
@@ -191,6 +199,34 @@ class PieceModel:
             margin[hid[unseen]] = 0.0
         conf = (1.0 - np.exp(-margin / SIDE_SCALE)).astype(np.float32)
         return used, conf
+
+
+RING_OUTLIER = SIDE_DISTANCE
+"""Most z-distance one ring counts for in the side of an uncovered spore
+(:func:`ring_vote`).  Every printed symbol differs in size by up to 25 % from the
+one photographed at calibration: a dot 25 % wider covers the inner core ring the learned dot
+left bare (bands, orange's unused dot under the dim warm lamp: core 4.6 from the learned unused
+side, 0.7 from the used side's X centre, while the middle and outer rings, where only the X's
+arms reach, lay 0.2 and 0.4 from the unused side and 2.5 and 1.9 from the used one).  A ring
+farther than :data:`SIDE_DISTANCE` from a side says "not this side" there, and no more."""
+
+
+def ring_vote(feat: np.ndarray, unused: np.ndarray, used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Side of uncovered spores weighed ring by ring: (used bool (S,), margin float (S,)).
+
+    ``feat``: float32 (S, 3, 5) :func:`symbol_features`; ``unused``, ``used``: (S, 3, 5) or
+    (3, 5) the learned sides.  Each ring's evidence for the used side is the difference of its
+    squared z-distances (:func:`z_distance`) from the two sides, bounded by
+    :data:`RING_OUTLIER` squared; the side is the sign of their mean.  The margin, on the scale
+    of a z-distance, is that mean over the sum of the two RMS distances with each ring's
+    distance bounded the same way.  With no ring beyond the bound this is the nearer side by the
+    RMS over all rings, with margin the difference of the two distances."""
+    d_un = np.stack([z_distance(feat, unused, slice(k, k + 1)) for k in range(len(RINGS))], axis=-1)
+    d_us = np.stack([z_distance(feat, used, slice(k, k + 1)) for k in range(len(RINGS))], axis=-1)
+    cap = RING_OUTLIER * RING_OUTLIER
+    vote = np.mean(np.clip(d_un * d_un - d_us * d_us, -cap, cap), axis=-1)
+    spread = np.sqrt(np.mean(np.minimum(d_un * d_un, cap), axis=-1)) + np.sqrt(np.mean(np.minimum(d_us * d_us, cap), axis=-1))
+    return vote > 0, np.abs(vote) / spread
 
 
 RIM_SHOWS = 6.0
@@ -413,7 +449,8 @@ is unsure (the table's bar, ``companion.table.inference.LOW_CONFIDENCE``: below 
 
 
 def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
-                    home: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+                    home: np.ndarray, may_stand: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
     """Put on its spore the meeple of a player whose spore is on the board and whose meeple
     :func:`assign_meeples` placed nowhere.
 
@@ -433,7 +470,11 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     int (S,) and float (S,) from :func:`assign_meeples`; ``home``: int (4,) the space of each
     player's spore as read, -1 where none (or more than one) was read.  Returns new (owner,
     conf) and the doubts: (spore space, player, runner-up space) for each such meeple placed
-    with confidence below :data:`DEDUCED_SURE`, or not placed.
+    with confidence below :data:`DEDUCED_SURE`, or not placed.  ``may_stand``: bool (S, 4) the
+    spaces each player's meeple may stand on as read (:func:`companion.vision.meeple_doubts.may_stand`:
+    tiles and its own spore, never a substrate, rock or tree), or ``None`` (every space): only
+    those compete with the spore.  A wood substrate under a warm lamp looks about as much like
+    orange's meeple as orange's spore does, but no meeple stands on a substrate.
 
     The confidence of such a meeple grows with the margin by which its spore's evidence beats
     every other space that holds no meeple (the same scale as :func:`assign_meeples`).  Where
@@ -443,6 +484,7 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     is placed on neither.
     """
     owner, conf = owner.copy(), conf.copy()
+    stand = np.ones(evidence.shape, bool) if may_stand is None else np.asarray(may_stand, bool)
     doubts = []
     for p, h in enumerate(np.asarray(home, np.int64)):
         if h < 0 or p in owner or owner[h] >= 0:
@@ -450,14 +492,14 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
         if evidence[h, p] < HOME_LEAST:
             # the spore shows its symbol: the meeple is not on it either (hidden by a hand,
             # lost under glare); the camera cannot tell where it is
-            others = np.flatnonzero((owner < 0) & (np.arange(len(owner)) != h))
+            others = np.flatnonzero((owner < 0) & (np.arange(len(owner)) != h) & stand[:, p])
             runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
             conf[h] = 0.0
             if runner >= 0:
                 conf[runner] = 0.0
             doubts.append((int(h), p, runner))
             continue
-        others = np.flatnonzero(owner < 0)
+        others = np.flatnonzero((owner < 0) & stand[:, p])
         others = others[others != h]
         if len(others):
             runner = int(others[np.argmax(evidence[others, p])])
@@ -476,19 +518,23 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     return owner, conf, doubts
 
 
-def close_calls(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray) -> list[tuple[int, int, int]]:
+def close_calls(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
+                may_stand: np.ndarray | None = None) -> list[tuple[int, int, int]]:
     """The meeples placed with confidence below :data:`DEDUCED_SURE`, each with the space that
     looks next most like it: (space, player, runner-up space, -1 where none) per such meeple.
 
     ``evidence``: float (S, 4) (:func:`meeple_evidence`); ``owner``, ``conf``: int (S,) and float
-    (S,) of the placed meeples (:func:`assign_meeples`, :func:`meeples_at_home`).  On its own
+    (S,) of the placed meeples (:func:`assign_meeples`, :func:`meeples_at_home`); ``may_stand``:
+    bool (S, 4) the spaces each meeple may stand on as read, or ``None`` (every space): the
+    runner-up is one of them.  On its own
     spore a meeple is judged by the symbol alone, and a spore without its meeple can look about
     as much like one as a meeple on a tile does (inkline under the dim warm lamp: 3.98 on the
     spore against 3.74 on the tile that held it): the reading then names both spaces."""
     out = []
+    stand = np.ones(evidence.shape, bool) if may_stand is None else np.asarray(may_stand, bool)
     for s in np.flatnonzero((owner >= 0) & (conf < DEDUCED_SURE)):
         p = int(owner[s])
-        others = np.flatnonzero(owner < 0)
+        others = np.flatnonzero((owner < 0) & stand[:, p])
         runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
         out.append((int(s), p, runner))
     return out

@@ -29,8 +29,9 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
-from companion.vision.pieces import (TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core, meeple_evidence,
-                                    meeples_at_home, nearest_token, symbol_features)
+from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
+from companion.vision.pieces import (DEDUCED_SURE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core,
+                                    meeple_evidence, meeples_at_home, nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 from companion.vision.veiled import rocks_under_glare
@@ -300,8 +301,14 @@ class BoardReader:
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
         home = self._homes(rows, spore_of, committed)
-        owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home)
-        doubts += [c for c in close_calls(evidence, owner_all, mconf_all) if c[0] not in {d[0] for d in doubts}]
+        everywhere = list(committed) if committed is not None else [None] * len(evidence)
+        for i, s in enumerate(rows):
+            everywhere[s] = readings[i]
+        stand = may_stand(everywhere)  # a meeple never stands on a substrate, rock or tree
+        seen = owner_all >= 0
+        owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home, stand)
+        deduced = (owner_all >= 0) & ~seen
+        doubts += [c for c in close_calls(evidence, owner_all, mconf_all, stand) if c[0] not in {d[0] for d in doubts}]
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -318,6 +325,7 @@ class BoardReader:
             elsewhere = [committed[s].player for s in outside if committed[s].kind == "spore"]
         readings = self._covered_spores(lab, readings, owner, elsewhere, evidence[rows], set(owner_all[owner_all >= 0]))
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
+        side_conf = {}
         if sp:
             feat = features(sp)
             used, sconf = model.spore_side(feat, np.array([players.index(readings[s].player) for s in sp]),
@@ -331,6 +339,7 @@ class BoardReader:
                     continue
                 r.used, r.side_unknown = bool(used[i]), None
                 r.confidence = min(r.confidence, float(sconf[i]))
+                side_conf[s] = float(sconf[i])
         for s, r in enumerate(readings):
             r.confidence = min(r.confidence, float(mconf[s]))
         where = {int(s): i for i, s in enumerate(rows)}
@@ -343,7 +352,10 @@ class BoardReader:
                    + (f" or {place(runner)}" if runner >= 0 else "") + "; the camera cannot tell")
             for s in (h, runner):
                 if s in where:
-                    readings[where[s]].doubt = why
+                    # each space keeps saying what it was read as
+                    readings[where[s]].doubt = f"{read_as(readings[where[s]])}; {why}"
+        for s in np.flatnonzero(deduced[rows]):
+            readings[s].doubt = deduced_reason(readings[s], side_conf.get(s, 1.0), DEDUCED_SURE) or readings[s].doubt
         return readings
 
     def _homes(self, rows: np.ndarray, spore_of: np.ndarray, committed: list[SpaceReading] | None) -> np.ndarray:
@@ -370,7 +382,9 @@ class BoardReader:
         elsewhere: read as another player's spore, it is the meeple's own (a meeple never stands
         on another player's spore, rulebook 5.b, docs/rules.md); read as an empty space, it is
         the meeple's spore too: in play a meeple stands only on tiles and its own spore (rulebook
-        4, moving the meeple), and a dark chip showing around a meeple looks like the board.
+        4, moving the meeple), and a dark chip showing around a meeple looks like the board; read
+        as a substrate, it is the meeple's spore as well (no meeple stands on a substrate, rulebook
+        5.a, and an orange chip around its meeple under a warm lamp looks like wood).
         ``owner``: int (S,) player index of the meeple on each space of ``readings`` (-1 none);
         ``elsewhere``: the players of the spores read on the spaces not in ``readings`` (an
         incremental read); ``evidence``: float32 (S, 4) meeple evidence of these spaces;
@@ -396,7 +410,7 @@ class BoardReader:
                     continue  # the colour may be x's, whose only spore it would be, with x's own meeple on it
             if r.kind == "spore":
                 readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5)
-            elif r.kind == "empty":
+            elif r.kind in ("empty", "wood", "soil"):
                 empty.append(s)
         for s in empty:
             r = readings[s]

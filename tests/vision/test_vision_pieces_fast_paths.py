@@ -12,7 +12,7 @@ import pytest
 
 from companion.vision import layout as L
 from companion.vision.pieces import (CLEAR_MARGIN, EVIDENCE_CLIP, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
-                                     RIM_SHOWS, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
+                                     RIM_SHOWS, RING_OUTLIER, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
                                      assign_meeples, meeple_evidence, nearest_token, rim_contrast, symbol_features, z_distance)
 from companion.vision.profile import CLASSES
 
@@ -24,6 +24,16 @@ def plain_spore_side(model, feat, player, covered):
         rings = slice(2, 3) if covered[s] else slice(None)
         d_un = z_distance(feat[s:s + 1], model.spore[player[s], 0], rings)[0]
         d_us = z_distance(feat[s:s + 1], model.spore[player[s], 1], rings)[0]
+        if np.isfinite(d_us) and not covered[s]:
+            # ring by ring, each ring counting at most RING_OUTLIER
+            un, us = (np.array([z_distance(feat[s:s + 1], model.spore[player[s], k], slice(r, r + 1))[0] for r in range(3)])
+                      for k in (0, 1))
+            cap = RING_OUTLIER * RING_OUTLIER
+            vote = np.mean(np.clip(un * un - us * us, -cap, cap))
+            spread = np.sqrt(np.mean(np.minimum(un * un, cap))) + np.sqrt(np.mean(np.minimum(us * us, cap)))
+            used[s], margin = vote > 0, abs(vote) / spread
+            conf[s] = 1.0 - np.exp(-margin / SIDE_SCALE)
+            continue
         if np.isfinite(d_us):
             used[s] = d_us < d_un
             margin = abs(d_un - d_us)
