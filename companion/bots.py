@@ -33,7 +33,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from companion import economy, forest_plan, movegen
+from companion import bag_contents, economy, forest_plan, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
@@ -901,19 +901,9 @@ class GreedyBot:
         return any(bp.fits(h, placed) for h in spaces for _k, placed in tilecodes.distinct_rotations(code))
 
     def _bag_holds_plan(self, pos: Position, ed: Edition, bp: forest_plan.Blueprint, todo: list[Hex]) -> bool:
-        """True when a tile type still in the bag (its known contents, else the edition's bag
-        less the tiles seen on the board, in hands and in the discard) fits an empty blueprint
-        space."""
-        if pos.bag_tiles is not None:
-            left = {c for c, n in pos.bag_tiles.items() if n > 0}
-        else:
-            counts = dict(ed.bag_composition(max(2, len(pos.colors))))
-            seen = list(pos.tiles.values()) + list(pos.discard) + [c for h in pos.hands.values() for c in h]
-            for c in seen:
-                if c != tilecodes.ROCK:
-                    k = tilecodes.canonical(c)
-                    counts[k] = counts.get(k, 0) - 1
-            left = {c for c, n in counts.items() if n > 0}
+        """True when a tile type still in the bag (:func:`companion.bag_contents.tiles_in_bag`)
+        fits an empty blueprint space."""
+        left = bag_contents.tiles_in_bag(pos, ed)
         return any(self._fits_any(bp, todo, c) for c in left if c != tilecodes.ROCK)
 
     def _plan_in_reach(self, b: Board, p: str, todo: set[Hex]) -> bool:

@@ -190,3 +190,26 @@ def test_a_player_at_a_planned_space_without_its_shape_redraws_with_the_spore():
     # The ability is spent until a purchase (4.d): blue grows as usual.
     spent = _at_planned_space(["ROCK", "Y03", "Y12"], used=True)
     assert GreedyBot(random.Random(1)).next_action(spent, ED)["action"] != "spore_ability"
+
+
+def test_no_redraw_for_a_shape_the_bag_no_longer_holds():
+    # 4.d: the redraw spends the spore ability for a tile the blueprint needs.  The position
+    # does not list the bag, so it is the edition's bag less what is out: every tile type
+    # that fits an empty planned space is in the discard pile (under its canonical code,
+    # whatever rotation the edition prints), so no draw can bring one and blue grows instead.
+    pos = _at_planned_space(["ROCK", "Y03", "Y12"])
+    assert pos.bag_tiles is None
+    bp = pos.cache["forest_plan"]
+    fitting = {c: n for c, n in ED.bag_composition(2).items()
+               if c != "ROCK" and GreedyBot._fits_any(bp, bp.todo(pos), c)}
+    assert any(tilecodes.canonical(c) != c for c in fitting)   # printed in a rotation of its own
+    pos.discard = [tilecodes.canonical(c) for c, n in fitting.items() for _ in range(n)]
+    pos.bag = 48 - 1 - 3 - len(pos.discard)
+    mv = GreedyBot(random.Random(1)).next_action(pos, ED)
+    assert mv["action"] != "spore_ability"
+    # With one of them back in the bag, blue fishes for it.
+    pos.discard.pop()
+    pos.bag += 1
+    pos.cache.clear()
+    pos.cache["forest_plan"] = bp
+    assert GreedyBot(random.Random(1)).next_action(pos, ED)["action"] == "spore_ability"
