@@ -199,6 +199,9 @@ class GreedyBot:
         self.fish_plan = True
         """Cooperative play: a player who reaches an empty blueprint space without its shape in
         hand redraws with the spore ability (:meth:`_fish_for_plan`)."""
+        self.pull_any_color = True
+        """Cooperative play: a tile without green mycelium is pulled toward the blueprint too
+        (its pink or yellow ends open the way to a planned space, 4.a.1)."""
         self.substrate_sides = True
         """Cooperative play: an end facing an empty blueprint space that holds a substrate
         pulls as a side that can join only in the substrate's colour (5.a, table rule
@@ -373,6 +376,10 @@ class GreedyBot:
         if coop and "forest_communication" not in pos.missions:
             if "green" in tile.edge_color:
                 s += self._communication(b, at, tile)
+            elif self.pull_any_color:
+                bp = self._blueprint(b)
+                if bp is not None:
+                    s += self._follow_blueprint(b, bp, at, tile)
             s -= self._blocks_network(b, at, tile)
         return s + self.rng.random() * 0.5
 

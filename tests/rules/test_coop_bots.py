@@ -7,7 +7,7 @@ import random
 from companion import tiles as tilecodes
 from companion.bots import GreedyBot
 from companion.edition import load_edition
-from companion.hexgrid import Hex
+from companion.hexgrid import Hex, distance
 from companion.rules import Board, check
 from tests.builders import make_position
 
@@ -213,3 +213,20 @@ def test_no_redraw_for_a_shape_the_bag_no_longer_holds():
     pos.cache.clear()
     pos.cache["forest_plan"] = bp
     assert GreedyBot(random.Random(1)).next_action(pos, ED)["action"] == "spore_ability"
+
+
+def test_a_tile_without_green_grows_toward_the_blueprint_too():
+    # 4.a.1: a pink or yellow end next to a planned space opens the way to it as well as a
+    # green one.  Blue holds only P024.Y1 (no green path; the spore ability is spent, 4.d):
+    # of the spaces its pink network reaches, it takes (3, 0) or (4, -2), whose ends face
+    # spaces next to the plan, never (4, 0), three spaces from it (whatever the tie-break).
+    trees, bp = _easy_blueprint()
+    for seed in range(6):
+        pos = make_position(tiles={(3, -1): "P03"}, trees=trees, spores={"blue": ((4, -1), True), "orange": (-4, 0)},
+                            meeples={"blue": (3, -1), "orange": (-4, 0)}, mode="cooperative", difficulty="easy",
+                            hands={"blue": ["P024.Y1"], "orange": []})
+        pos.cache["forest_plan"] = bp
+        assert Hex(4, 0) in Board(pos, ED).frontier("blue")
+        mv = GreedyBot(random.Random(seed)).next_action(pos, ED)
+        assert mv["action"] == "place" and check(pos, mv, ED).legal
+        assert min(distance(Hex(*mv["at"]), h) for h in bp.todo(pos)) == 2
