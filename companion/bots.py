@@ -10,7 +10,7 @@
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
-  its colour), walks the player holding a planned tile onto a network that can lay it, redraws
+  its colour; tiles with or without green mycelium alike), walks the player holding a planned tile onto a network that can lay it, redraws
   with the spore ability (4.d) when its network reaches a planned space but no tile in hand
   has the shape it needs, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
