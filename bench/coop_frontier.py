@@ -2,7 +2,7 @@
 
 For every turn of a greedy cooperative game (``selfplay --mode cooperative``, same seeds, 2 to
 4 players in turn) in which the blueprint stands still and the nearest empty planned space is
-1 to 3 spaces beyond the active player's frontier (4.a.1: the empty spaces their meeple's
+one or more spaces beyond the active player's frontier (4.a.1: the empty spaces their meeple's
 networks can grow onto, without a meeple move), the distance from that frontier to the
 nearest empty planned space after the turn: closer, the same, or farther; and whether any
 player's frontier came closer.  Prints figures (no targets): the measurements behind the 7.c
@@ -67,11 +67,12 @@ def play(seed: int, difficulty: str, settings: dict, out: Counter) -> None:
         table.play_actions()
         after_pos = table.position
         left = set(bp.todo(after_pos))
-        if before is not None and 1 <= before <= 3 and left == todo:
+        if before is not None and before >= 1 and left == todo:
             after = frontier_distance(after_pos, ed, p, left)
             team_after = team_distance(after_pos, ed, left)
-            out[f"{before} beyond"] += 1
-            out[(before, "closer" if after is not None and after < before else
+            key = min(before, 3)   # 3: three or more
+            out[f"{key} beyond"] += 1
+            out[(key, "closer" if after is not None and after < before else
                  "same" if after == before else "farther")] += 1
             out["team closer"] += team_after is not None and team_before is not None and team_after < team_before
         table.end_turn()
@@ -99,9 +100,9 @@ def main() -> None:
     print(f"greedy bots, cooperative {args.difficulty}, {args.games} games from seed {args.seed} "
           f"({(time.perf_counter() - t0) / args.games:.1f} s/game, load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}): {turns} turns with the blueprint standing still "
-          f"and its nearest empty space 1 to 3 beyond the active player's frontier")
+          f"and its nearest empty space beyond the active player's frontier")
     for d in (1, 2, 3):
-        print(f"  {d} beyond: {out[f'{d} beyond']:3d} turns; after the turn closer {out[(d, 'closer')]}, "
+        print(f"  {d}{' or more' if d == 3 else ''} beyond: {out[f'{d} beyond']:3d} turns; after the turn closer {out[(d, 'closer')]}, "
               f"the same {out[(d, 'same')]}, farther {out[(d, 'farther')]}")
     print(f"  some player's frontier closer after the turn: {out['team closer']} of {turns}")
 
