@@ -10,7 +10,7 @@
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
-  its colour), walks the player holding a planned tile onto a network that can lay it, redraws
+  its colour; tiles with or without green mycelium alike), walks the player holding a planned tile onto a network that can lay it, redraws
   with the spore ability (4.d) when its network reaches a planned space but no tile in hand
   has the shape it needs, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
@@ -33,7 +33,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from companion import economy, forest_plan, movegen
+from companion import bag_contents, economy, forest_plan, movegen
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
@@ -199,6 +199,9 @@ class GreedyBot:
         self.fish_plan = True
         """Cooperative play: a player who reaches an empty blueprint space without its shape in
         hand redraws with the spore ability (:meth:`_fish_for_plan`)."""
+        self.pull_any_color = True
+        """Cooperative play: a tile without green mycelium is pulled toward the blueprint too
+        (its pink or yellow ends open the way to a planned space, 4.a.1)."""
         self.substrate_sides = True
         """Cooperative play: an end facing an empty blueprint space that holds a substrate
         pulls as a side that can join only in the substrate's colour (5.a, table rule
@@ -373,6 +376,10 @@ class GreedyBot:
         if coop and "forest_communication" not in pos.missions:
             if "green" in tile.edge_color:
                 s += self._communication(b, at, tile)
+            elif self.pull_any_color:
+                bp = self._blueprint(b)
+                if bp is not None:
+                    s += self._follow_blueprint(b, bp, at, tile)
             s -= self._blocks_network(b, at, tile)
         return s + self.rng.random() * 0.5
 
@@ -901,19 +908,9 @@ class GreedyBot:
         return any(bp.fits(h, placed) for h in spaces for _k, placed in tilecodes.distinct_rotations(code))
 
     def _bag_holds_plan(self, pos: Position, ed: Edition, bp: forest_plan.Blueprint, todo: list[Hex]) -> bool:
-        """True when a tile type still in the bag (its known contents, else the edition's bag
-        less the tiles seen on the board, in hands and in the discard) fits an empty blueprint
-        space."""
-        if pos.bag_tiles is not None:
-            left = {c for c, n in pos.bag_tiles.items() if n > 0}
-        else:
-            counts = dict(ed.bag_composition(max(2, len(pos.colors))))
-            seen = list(pos.tiles.values()) + list(pos.discard) + [c for h in pos.hands.values() for c in h]
-            for c in seen:
-                if c != tilecodes.ROCK:
-                    k = tilecodes.canonical(c)
-                    counts[k] = counts.get(k, 0) - 1
-            left = {c for c, n in counts.items() if n > 0}
+        """True when a tile type still in the bag (:func:`companion.bag_contents.tiles_in_bag`)
+        fits an empty blueprint space."""
+        left = bag_contents.tiles_in_bag(pos, ed)
         return any(self._fits_any(bp, todo, c) for c in left if c != tilecodes.ROCK)
 
     def _plan_in_reach(self, b: Board, p: str, todo: set[Hex]) -> bool:

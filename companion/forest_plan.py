@@ -31,6 +31,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from companion import bag_contents
 from companion import tiles as tilecodes
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.options import option
@@ -200,17 +201,12 @@ class Blueprint:
 
 
 def branches_available(pos: Position, edition: Edition, sh: Shapes) -> int:
-    """Branch tiles the team can still place: in hands and in the bag (the bag's contents
-    when the position knows them, else the edition's bag less what is out of it)."""
+    """Branch tiles the team can still place: in hands and in the bag
+    (:func:`companion.bag_contents.tiles_in_bag`)."""
     def is_branch(code: str) -> bool:
         return code != tilecodes.ROCK and tilecodes.canonical(code) in sh.branch_codes
     in_hands = sum(is_branch(c) for hand in pos.hands.values() for c in hand)
-    if pos.bag_tiles is not None:
-        in_bag = sum(n for c, n in pos.bag_tiles.items() if is_branch(c))
-    else:
-        total = sum(n for c, n in edition.bag_composition(max(2, len(pos.colors))).items() if is_branch(c))
-        out = sum(is_branch(c) for c in pos.tiles.values()) + sum(is_branch(c) for c in pos.discard)
-        in_bag = max(0, total - out - in_hands)
+    in_bag = sum(n for c, n in bag_contents.tiles_in_bag(pos, edition).items() if is_branch(c))
     return in_hands + in_bag
 
 

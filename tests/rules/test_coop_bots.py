@@ -7,7 +7,7 @@ import random
 from companion import tiles as tilecodes
 from companion.bots import GreedyBot
 from companion.edition import load_edition
-from companion.hexgrid import Hex
+from companion.hexgrid import Hex, distance
 from companion.rules import Board, check
 from tests.builders import make_position
 
@@ -190,3 +190,43 @@ def test_a_player_at_a_planned_space_without_its_shape_redraws_with_the_spore():
     # The ability is spent until a purchase (4.d): blue grows as usual.
     spent = _at_planned_space(["ROCK", "Y03", "Y12"], used=True)
     assert GreedyBot(random.Random(1)).next_action(spent, ED)["action"] != "spore_ability"
+
+
+def test_no_redraw_for_a_shape_the_bag_no_longer_holds():
+    # 4.d: the redraw spends the spore ability for a tile the blueprint needs.  The position
+    # does not list the bag, so it is the edition's bag less what is out: every tile type
+    # that fits an empty planned space is in the discard pile (under its canonical code,
+    # whatever rotation the edition prints), so no draw can bring one and blue grows instead.
+    pos = _at_planned_space(["ROCK", "Y03", "Y12"])
+    assert pos.bag_tiles is None
+    bp = pos.cache["forest_plan"]
+    fitting = {c: n for c, n in ED.bag_composition(2).items()
+               if c != "ROCK" and GreedyBot._fits_any(bp, bp.todo(pos), c)}
+    assert any(tilecodes.canonical(c) != c for c in fitting)   # printed in a rotation of its own
+    pos.discard = [tilecodes.canonical(c) for c, n in fitting.items() for _ in range(n)]
+    pos.bag = 48 - 1 - 3 - len(pos.discard)
+    mv = GreedyBot(random.Random(1)).next_action(pos, ED)
+    assert mv["action"] != "spore_ability"
+    # With one of them back in the bag, blue fishes for it.
+    pos.discard.pop()
+    pos.bag += 1
+    pos.cache.clear()
+    pos.cache["forest_plan"] = bp
+    assert GreedyBot(random.Random(1)).next_action(pos, ED)["action"] == "spore_ability"
+
+
+def test_a_tile_without_green_grows_toward_the_blueprint_too():
+    # 4.a.1: a pink or yellow end next to a planned space opens the way to it as well as a
+    # green one.  Blue holds only P024.Y1 (no green path; the spore ability is spent, 4.d):
+    # of the spaces its pink network reaches, it takes (3, 0) or (4, -2), whose ends face
+    # spaces next to the plan, never (4, 0), three spaces from it (whatever the tie-break).
+    trees, bp = _easy_blueprint()
+    for seed in range(6):
+        pos = make_position(tiles={(3, -1): "P03"}, trees=trees, spores={"blue": ((4, -1), True), "orange": (-4, 0)},
+                            meeples={"blue": (3, -1), "orange": (-4, 0)}, mode="cooperative", difficulty="easy",
+                            hands={"blue": ["P024.Y1"], "orange": []})
+        pos.cache["forest_plan"] = bp
+        assert Hex(4, 0) in Board(pos, ED).frontier("blue")
+        mv = GreedyBot(random.Random(seed)).next_action(pos, ED)
+        assert mv["action"] == "place" and check(pos, mv, ED).legal
+        assert min(distance(Hex(*mv["at"]), h) for h in bp.todo(pos)) == 2
