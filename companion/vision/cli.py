@@ -22,6 +22,8 @@ import argparse
 import json
 import sys
 
+from companion.vision.unsure import LOW_CONFIDENCE, unsure_keys, why_unsure
+
 
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``read-board`` to the top-level parser."""
@@ -63,7 +65,6 @@ def _read_board(args: argparse.Namespace) -> int:
     labels = space_labels(edition)
     if args.json:
         out = reading.to_json()
-        out["unsure"] = {key: _why_unsure(reading.spaces.get(_space(key))) for key in unsure_spaces(reading)}
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
         return 0
@@ -74,23 +75,14 @@ def _read_board(args: argparse.Namespace) -> int:
     return 0
 
 
-LOW_CONFIDENCE = 0.6
-"""Spaces read with less confidence are listed with the likely reason (as ``camera check``
-counts them, :data:`companion.vision.assistant.LOW_CONFIDENCE`)."""
 MOST_LISTED = 8
 """At most this many low-confidence spaces are listed; the rest are counted."""
 SLOT_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
-FLAT_KINDS = ("rock", "tree", "wood", "soil", "empty")
 
 
 TURNS = ("as printed", "turned 1/6 anticlockwise", "turned 1/3 anticlockwise", "turned half round",
          "turned 1/3 clockwise", "turned 1/6 clockwise")
 """How far a tile lies turned from its printed code, as the calibration layout pictures say it."""
-
-
-def an(word: str) -> str:
-    """``word`` with its indefinite article: ``an orange``, ``a blue``."""
-    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def tile_words(laid: str, printed_codes: list[str]) -> str:
@@ -151,7 +143,7 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
     lines += unreadable_lines({key_name(k): why for k, why in reading.unreadable.items()})
     low = [(reading.confidence[k], k) for k in unsure_spaces(reading)]
     for v, key in low[:MOST_LISTED]:
-        lines.append(f"unsure: {key_name(key)} {v:.2f}: {_why_unsure(reading.spaces.get(_space(key)))}")
+        lines.append(f"unsure: {key_name(key)} {v:.2f}: {why_unsure(reading.spaces.get(_space(key)))}")
     if len(low) > MOST_LISTED:
         lines.append(f"unsure: {len(low) - MOST_LISTED} more space(s) under {LOW_CONFIDENCE}")
     if not low and not reading.unreadable and reading.confidence:
@@ -161,10 +153,9 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
 
 
 def unsure_spaces(reading) -> list[str]:
-    """Keys (``"q,r"``) of the spaces read, but with a confidence under :data:`LOW_CONFIDENCE`,
-    least sure first (spaces not read at all are in ``reading.unreadable`` instead)."""
-    return [k for _v, k in sorted((v, k) for k, v in reading.confidence.items()
-                                  if v < LOW_CONFIDENCE and k not in reading.unreadable)]
+    """Keys (``"q,r"``) of the spaces read, but unsure (:mod:`companion.vision.unsure`), least
+    sure first (spaces not read at all are in ``reading.unreadable`` instead)."""
+    return unsure_keys(reading.confidence, reading.unreadable)
 
 
 def _space(key: str) -> tuple[int, int]:
@@ -198,18 +189,4 @@ def _label_order(label: str) -> tuple:
     return (head, int(tail) if tail else -1, label)
 
 
-def _why_unsure(r) -> str:
-    """The likely reason a space was read with low confidence, from what was read there."""
-    if r is None:
-        return "no reading"
-    if r.reason:
-        return r.reason
-    if r.doubt:
-        return r.doubt
-    piece = {"empty": "an empty space", "tile": f"tile {r.code}", "spore": f"the {r.player} spore"}.get(
-        r.kind, f"a {r.kind}" if r.kind in ("rock", "tree") else f"a {r.kind} substrate")
-    if r.meeple and r.kind in FLAT_KINDS:
-        return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
-    if r.kind == "spore":
-        return f"read as {piece}; its side or its colour is not clear"
-    return f"read as {piece}, but it looks almost as much like another piece (check the light, or calibrate again)"
+_why_unsure = why_unsure   # the name older callers use

@@ -1,0 +1,76 @@
+"""Spaces something covers: a hand, a sleeve, a phone, a mug, a card, the rulebook.
+
+Every piece the profile learned explains its own space well: the score of the piece read
+(:attr:`companion.vision.classify.SpaceReading.fit`, the weighted mean clipped log-likelihood per
+sample point) stays above about -5.6 on every clean board of the tuning styles and lights,
+while an object over a space leaves no piece that explains it: its best piece scores -6 to -12
+where the object covers it whole.  An object's rim, or a part of it coloured like a piece (a
+beige sleeve over a wood substrate, white paper over a tile), may still score like a poorly
+lit piece, so the test is made over regions: a space whose best piece scores under
+:data:`SEED_FIT` is covered, and so is every space joined to it through neighbours scoring
+under :data:`GROW_FIT` (an object lies over connected spaces; a clean board shows no seed at
+all, so growing costs nothing there).  Figures: docs/simulated-camera.md, "Objects over the
+board".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SEED_FIT = -6.0
+"""Score of the best piece under which a space is covered (docs/simulated-camera.md)."""
+GROW_FIT = -3.6
+"""Score under which a neighbour of a covered space is covered too."""
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+"""Axial (q, r) steps to the six neighbours of a space."""
+
+
+def covered_spaces(fit: np.ndarray, spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
+                   no_seed: np.ndarray | None = None) -> np.ndarray:
+    """bool (S,): the spaces something covers.
+
+    ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
+    otherwise: never a seed, never grown into); ``spaces``: axial (q, r) of each, in the same
+    order; ``skip``: bool (S,) spaces already explained otherwise (unreadable under glare),
+    never seeds nor grown through; ``no_seed``: bool (S,) spaces that may be grown into but
+    are no seed (a meeple was seen there: the score of the piece read without it says little).
+    Seeds score under :data:`SEED_FIT`; the region grows through neighbours scoring under
+    :data:`GROW_FIT`.
+    """
+    fit = np.asarray(fit, np.float64)
+    ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
+    with np.errstate(invalid="ignore"):
+        seeds = ok & (fit < SEED_FIT)
+    if no_seed is not None:
+        seeds &= ~np.asarray(no_seed, bool)
+        weak = ok & (fit < GROW_FIT)
+    out = seeds.copy()
+    if not seeds.any():
+        return out
+    where = {tuple(int(v) for v in h): i for i, h in enumerate(spaces)}
+    todo = list(np.flatnonzero(seeds))
+    while todo:
+        q, r = spaces[todo.pop()]
+        for dq, dr in STEPS:
+            j = where.get((int(q) + dq, int(r) + dr))
+            if j is not None and weak[j] and not out[j]:
+                out[j] = True
+                todo.append(j)
+    return out
+
+
+def covered_reason(label: str) -> str:
+    """The reason a covered space is unreadable, in the words ``read-board`` and the dashboard
+    show: ``something covers D4: move it off the board``."""
+    return f"something covers {label}: move it off the board"
+
+
+def is_covered_reason(reason: str | None) -> bool:
+    """Whether an unreadable space's reason is :func:`covered_reason`'s."""
+    return bool(reason) and reason.startswith("something covers ")
+
+
+def covered_sentence(labels: list[str]) -> str:
+    """One sentence for all the covered spaces (printed labels, in order): ``something covers
+    D4, D5, D6: move it off the board``."""
+    return covered_reason(", ".join(labels))
