@@ -2,9 +2,9 @@
 
 Every piece the profile learned explains its own space well: the score of the piece read
 (:attr:`companion.vision.classify.SpaceReading.fit`, the weighted mean clipped log-likelihood per
-sample point) stays above about -5.6 on every clean board of the tuning styles and lights,
-while an object over a space leaves no piece that explains it: its best piece scores -6 to -12
-where the object covers it whole.  An object's rim, or a part of it coloured like a piece (a
+sample point) stays above a floor per kind on every clean board of the tuning styles and lights
+(-3 for the empty board, -7 for a spore), while an object over a space leaves no piece that
+explains it: its best piece scores -5 to -12 where the object covers it whole.  An object's rim, or a part of it coloured like a piece (a
 beige sleeve over a wood substrate, white paper over a tile), may still score like a poorly
 lit piece, so the test is made over regions: a space whose best piece scores under
 :data:`SEED_FIT` is covered, and so is every space joined to it through neighbours scoring
@@ -17,20 +17,24 @@ from __future__ import annotations
 
 import numpy as np
 
-SEED_FIT = -6.0
-"""Score of the best piece under which a space is covered (docs/simulated-camera.md)."""
-GROW_FIT = -3.6
-"""Score under which a neighbour of a covered space is covered too."""
+SEED_FIT = {"empty": -3.6, "rock": -3.4, "tile": -6.4, "tree": -7.0, "wood": -5.9, "soil": -5.9, "spore": -7.6}
+"""Per kind read, the score under which a space is covered: about 0.5 below the least any
+clean space read as that kind scored on the tuning styles under daylight and the warm lamps
+(2,200 spaces: empty -2.99, rock -2.67, tile -5.91, tree -6.47 (its mycorrhiza markers fit no
+tree colour), substrate -5.34, spore -7.10; docs/simulated-camera.md)."""
+GROW_FIT = {"empty": -2.7, "rock": -2.7, "tile": -5.0, "tree": -5.9, "wood": -4.7, "soil": -4.7, "spore": -5.3}
+"""Per kind read, the score under which a neighbour of a covered space is covered too: what
+about 1 to 5 clean spaces in 100 of that kind score."""
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
 """Axial (q, r) steps to the six neighbours of a space."""
 
 
-def covered_spaces(fit: np.ndarray, spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
+def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
                    no_seed: np.ndarray | None = None) -> np.ndarray:
     """bool (S,): the spaces something covers.
 
     ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
-    otherwise: never a seed, never grown into); ``spaces``: axial (q, r) of each, in the same
+    otherwise: never a seed, never grown into); ``kinds``: the kind read on each; ``spaces``: axial (q, r) of each, in the same
     order; ``skip``: bool (S,) spaces already explained otherwise (unreadable under glare),
     never seeds nor grown through; ``no_seed``: bool (S,) spaces that may be grown into but
     are no seed (a meeple was seen there: the score of the piece read without it says little).
@@ -39,11 +43,13 @@ def covered_spaces(fit: np.ndarray, spaces: list[tuple[int, int]], skip: np.ndar
     """
     fit = np.asarray(fit, np.float64)
     ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
+    seed_at = np.array([SEED_FIT.get(k, -np.inf) for k in kinds])
+    grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds])
     with np.errstate(invalid="ignore"):
-        seeds = ok & (fit < SEED_FIT)
+        seeds = ok & (fit < seed_at)
     if no_seed is not None:
         seeds &= ~np.asarray(no_seed, bool)
-        weak = ok & (fit < GROW_FIT)
+        weak = ok & (fit < grow_at)
     out = seeds.copy()
     if not seeds.any():
         return out
@@ -59,15 +65,19 @@ def covered_spaces(fit: np.ndarray, spaces: list[tuple[int, int]], skip: np.ndar
     return out
 
 
-def covered_reason(label: str) -> str:
+def covered_reason(label: str, glare: bool = False) -> str:
     """The reason a covered space is unreadable, in the words ``read-board`` and the dashboard
-    show: ``something covers D4: move it off the board``."""
+    show: ``something covers D4: move it off the board``; under a glare spot (``glare``), where
+    what the veil leaves scores low too and the camera cannot tell the two apart, ``glare or
+    something over D4: move the lamp or what lies there``."""
+    if glare:
+        return f"glare or something over {label}: move the lamp or what lies there"
     return f"something covers {label}: move it off the board"
 
 
 def is_covered_reason(reason: str | None) -> bool:
     """Whether an unreadable space's reason is :func:`covered_reason`'s."""
-    return bool(reason) and reason.startswith("something covers ")
+    return bool(reason) and reason.startswith(("something covers ", "glare or something over "))
 
 
 def covered_sentence(labels: list[str]) -> str:

@@ -316,7 +316,8 @@ class BoardReader:
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         fit = np.array([np.nan if r.fit is None else r.fit for r in readings])
-        covered = covered_spaces(fit, [self.geo.spaces[int(s)] for s in rows], clipped, no_seed=owner_all[rows] >= 0)
+        covered = covered_spaces(fit, [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows], clipped,
+                                 no_seed=owner_all[rows] >= 0)
         if covered.any():
             # what shows over a covered space is the object: no evidence of any meeple
             evidence[rows[covered]] = -EVIDENCE_CLIP
@@ -542,25 +543,35 @@ class BoardReader:
             readings, covered = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
                                                   hidden=self._hidden_core(reg), clipped=clipped)
         else:
-            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in readings], list(self.geo.spaces), clipped)
+            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in readings], [r.kind for r in readings],
+                                     list(self.geo.spaces), clipped)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil, recheck=(self._ll, lab, cands))
-        self._mark_covered(readings, covered)
+        self._mark_covered(readings, covered, glared=self._glared(veil))
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
 
+    def _glared(self, veil: np.ndarray | None) -> np.ndarray:
+        """bool (S,) the spaces under the fitted glare spot ``veil`` (float32 (N, 3) linear
+        levels, or ``None``: none): lifted by :data:`GLARE_MIN_LEVEL` or more."""
+        S = len(self.geo.spaces)
+        if veil is None:
+            return np.zeros(S, bool)
+        return veil[:len(self._space_pts)].reshape(S, -1).mean(1) >= GLARE_MIN_LEVEL
+
     def _mark_covered(self, readings: list[SpaceReading], covered: np.ndarray, rows: np.ndarray | None = None,
-                      committed: list[SpaceReading] | None = None) -> None:
+                      committed: list[SpaceReading] | None = None, glared: np.ndarray | None = None) -> None:
         """The spaces ``covered`` (bool, one per reading of ``rows``, or of every space) that glare
         left readable become unreadable: something covers them (:func:`covered_reason`), so no
         piece read there is trusted (confidence 0).  ``committed``: the readings of every space in
         an incremental read: a covered space keeps what was committed there as its guess, not
-        what the object looked like."""
+        what the object looked like.  ``glared``: bool (S,) spaces under the fitted glare spot
+        (:meth:`_glared`), whose reason names both glare and an object."""
         order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
         for i in np.flatnonzero(covered):
             s = order[i]
@@ -569,7 +580,7 @@ class BoardReader:
             if committed is not None:
                 readings[s] = replace(committed[s], doubt=None)
             r = readings[s]
-            r.reason = covered_reason(self.label(self.geo.spaces[s]))
+            r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
 
     def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
@@ -636,8 +647,8 @@ class BoardReader:
             if len(homes):
                 return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
         else:
-            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in new], [self.geo.spaces[int(s)] for s in rows],
-                                     clipped_rows)
+            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in new], [r.kind for r in new],
+                                     [self.geo.spaces[int(s)] for s in rows], clipped_rows)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
@@ -650,7 +661,7 @@ class BoardReader:
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
-        self._mark_covered(readings, covered, rows, committed=old)
+        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil))
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     @staticmethod
