@@ -298,18 +298,23 @@ def _rulebook(rng, centre, angle, height) -> BoardObject:
     return BoardObject("rulebook", layers, height, [place(_rounded_rect(w, h, 2))[:, :2]])
 
 
-def random_object(rng: np.random.Generator, geo: BoardGeometry, style=None, kind: str | None = None) -> BoardObject:
+def random_object(rng: np.random.Generator, geo: BoardGeometry, style=None, kind: str | None = None,
+                  at: tuple[float, float] | None = None, flat: bool | None = None) -> BoardObject:
     """One object over the board, at a random place, turn and height: ``kind`` one of
     :data:`KINDS` (random when ``None``); ``style`` (:class:`companion.sim.styles.Style`), when
-    given, lends its colours to some sleeves and to a card's cost dots.  Raises ``KeyError``
-    for an unknown kind."""
+    given, lends its colours to some sleeves and to a card's cost dots; ``at``: its centre
+    (board mm; random over the spaces when ``None``); ``flat``: lying on the board, or held up
+    (random when ``None``).  Raises ``KeyError`` for an unknown kind."""
     kind = kind or KINDS[int(rng.integers(len(KINDS)))]
     if kind not in KINDS:
         raise KeyError(f"unknown object {kind!r}; known: {', '.join(KINDS)}")
     # over the spaces (anywhere on them, the rim too), never centred on a corner marker
     centre = np.array(geo.center_mm(tuple(geo.spaces[int(rng.integers(len(geo.spaces)))]))) + rng.normal(0, 0.6 * geo.hex_size_mm, 2)
+    if at is not None:
+        centre = np.array(at, float)
     angle = rng.uniform(0, 2 * math.pi)
-    flat = rng.random() < 0.5
+    lying = rng.random() < 0.5
+    flat = lying if flat is None else flat
     if kind in ("hand", "sleeve"):
         # the arm comes from outside the board: point the hand away from the nearest rim
         out = centre / max(np.linalg.norm(centre), 1e-6)

@@ -10,7 +10,9 @@ space read with low confidence or not at all with its reason (the pieces of the 
 not read are left out of the lists, those spaces named once per reason).  ``unreadable`` names
 the spaces the camera could not read and why, e.g. "glare on F6: move the lamp": their
 confidence is 0 and what ``board`` holds there is the reader's best guess, kept so the board
-stays a whole position; trust no piece on a space listed in ``unreadable``.  Exit 2 with the reason
+stays a whole position; trust no piece on a space listed in ``unreadable``.  When something
+covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
+reading is printed all the same and the exit status is 3: the board is not all in view.  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, a frame too small for the
 reader (``camera check``'s sentence) or of another size than the calibration's, or when no
 board is found.
@@ -67,12 +69,24 @@ def _read_board(args: argparse.Namespace) -> int:
         out = reading.to_json()
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
-        return 0
+        return _status(reading)
     from companion.vision.geometry import load_tile_codes
 
     for line in reading_lines(reading, labels, load_tile_codes(edition)):
         print(line)
-    return 0
+    return _status(reading)
+
+
+COVERED_STATUS = 3
+"""Exit status of ``read-board`` when something covers spaces of the board (the reading is
+printed all the same)."""
+
+
+def _status(reading) -> int:
+    """0, or :data:`COVERED_STATUS` when something covers spaces of the board."""
+    from companion.vision.covered import is_covered_reason
+
+    return COVERED_STATUS if any(is_covered_reason(why) for why in reading.unreadable.values()) else 0
 
 
 MOST_LISTED = 8

@@ -30,7 +30,7 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
-from companion.vision.pieces import (EVIDENCE_CLIP, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core, meeple_evidence,
+from companion.vision.pieces import (MEEPLE_MIN_EVIDENCE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core, meeple_evidence,
                                     meeples_at_home, nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
@@ -319,8 +319,10 @@ class BoardReader:
         covered = covered_spaces(fit, [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows], clipped,
                                  no_seed=owner_all[rows] >= 0)
         if covered.any():
-            # what shows over a covered space is the object: no evidence of any meeple
-            evidence[rows[covered]] = -EVIDENCE_CLIP
+            # what shows over a covered space is the object, and any meeple may stand under it:
+            # just under what places a meeple, so none is placed there, and none elsewhere wins
+            # by out-scoring it (a meeple seen weakly is placed only where no space rivals it)
+            evidence[rows[covered]] = MEEPLE_MIN_EVIDENCE - 1e-3
             owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
         home = self._homes(rows, spore_of, committed)
@@ -654,7 +656,9 @@ class BoardReader:
             r = new[i]
             was = old[s]
             if (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (was.kind, was.code, was.player, was.used, was.slots, was.meeple):
-                readings[s] = replace(was)  # read as before: keep the committed reading (a copy: glare may mark it)
+                # read as before: keep the committed reading (a copy: glare may mark it), and
+                # any doubt the new reading raised (a meeple that may be under an object)
+                readings[s] = replace(was, doubt=r.doubt, confidence=min(was.confidence, r.confidence) if r.doubt else was.confidence)
                 continue
             readings[s] = r
         # unchanged spaces keep their committed appearance, changed ones take the new one
