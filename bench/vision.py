@@ -539,7 +539,8 @@ def report(r: dict, held_out: bool) -> None:
               f"refused {o['refused']}): covered spaces {cov}: confident misreads {o['covered confident misreads']} (target 0), "
               f"unsure misreads {o['covered unsure misreads']}, reported unreadable {pct(o['covered unreadable'], cov)}; "
               f"partly covered {part}: confident misreads {o['partly confident misreads']}, unreadable {o['partly unreadable']}; "
-              f"uncovered {clear}: wrong {pct(o['clear confident misreads'] + o['clear unsure misreads'], clear)}, "
+              f"uncovered {clear}: wrong {pct(o['clear confident misreads'] + o['clear unsure misreads'], clear)} "
+              f"(confident {o['clear confident misreads']}), "
               f"reported unreadable {pct(o['clear unreadable'], clear)}")
     if r["failed"] == r["boards"] and r["calibration"]:
         print(f"      calibration failed: {r['calibration'].splitlines()[-1]}")
