@@ -34,12 +34,12 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     """bool (S,): the spaces something covers.
 
     ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
-    otherwise: never a seed, never grown into); ``kinds``: the kind read on each; ``spaces``: axial (q, r) of each, in the same
-    order; ``skip``: bool (S,) spaces already explained otherwise (unreadable under glare),
+    otherwise: never a seed, never grown into); ``kinds``: the kind read on each; ``spaces``:
+    axial (q, r) of each, in the same order; ``skip``: bool (S,) spaces already explained otherwise (unreadable under glare),
     never seeds nor grown through; ``no_seed``: bool (S,) spaces that may be grown into but
     are no seed (a meeple was seen there: the score of the piece read without it says little).
-    Seeds score under :data:`SEED_FIT`; the region grows through neighbours scoring under
-    :data:`GROW_FIT`.
+    Seeds score under :data:`SEED_FIT` of their kind; the region grows through neighbours
+    scoring under :data:`GROW_FIT` of theirs.
     """
     fit = np.asarray(fit, np.float64)
     ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
@@ -47,9 +47,9 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds])
     with np.errstate(invalid="ignore"):
         seeds = ok & (fit < seed_at)
+        weak = ok & (fit < grow_at)
     if no_seed is not None:
         seeds &= ~np.asarray(no_seed, bool)
-        weak = ok & (fit < grow_at)
     out = seeds.copy()
     if not seeds.any():
         return out
