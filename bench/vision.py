@@ -4,6 +4,7 @@
     .venv/bin/python bench/vision.py --n 50       # more boards
     .venv/bin/python bench/vision.py --quick      # 4 boards per style and light, 3 timed
     .venv/bin/python bench/vision.py --styles woodcut --lights daylight "glare 90"
+    .venv/bin/python bench/vision.py --n 4 --objects  # hands, phones, cups over the board too
 
 For every art style of the simulated world (:mod:`companion.sim.styles`) and every light
 (:mod:`companion.sim.light`: daylight, a warm lamp, a dimmer and warmer one, glare spots up to the "90 of 255 levels"
@@ -33,6 +34,13 @@ read).  Under clipping glare, of the spaces with clipped pixels: read right, rep
 unreadable, and misread without being reported unreadable, split into confident misreads
 (confidence at or above the table's bar, ``companion.table.inference.LOW_CONFIDENCE``) and
 unsure ones, which the table holds and asks about.
+
+``--objects``: every board is read a second time with one or two objects over it
+(:mod:`companion.sim.objects`: hands, sleeves, a phone, a mug, a card, paper, the rulebook);
+per style and light the covered spaces (half or more hidden) misread confidently (target 0),
+misread below the table's bar, and reported unreadable, the same for partly covered spaces,
+and the uncovered spaces wrong and reported unreadable.  ``--dump FILE`` writes every space's
+score (:attr:`companion.vision.classify.SpaceReading.fit`), confidence and covered share.
 
 Timing, with ``cv2.setNumThreads(1)`` on a cached registration, every frame made before any
 timing: median ms per 1920x1080 frame read in full, and per frame "in play", read against the
