@@ -4,7 +4,7 @@ board"), ``read-board`` exits with status 3, and a meeple hidden under it is not
 its spore.
 
 The tests marked slow calibrate a styled table as the bench does (one calibration per style,
-kept for the module: bands, meadow, inkline), about 10 s each on a quiet machine."""
+kept for the module: bands, meadow, inkline)."""
 
 from __future__ import annotations
 
