@@ -25,12 +25,28 @@ tree colour), substrate -5.34, spore -7.10; docs/simulated-camera.md)."""
 GROW_FIT = {"empty": -2.7, "rock": -2.7, "tile": -5.0, "tree": -5.9, "wood": -4.7, "soil": -4.7, "spore": -5.3}
 """Per kind read, the score under which a neighbour of a covered space is covered too: what
 about 1 to 5 clean spaces in 100 of that kind score."""
+REFERENCE_FIT = {"empty": -1.96, "rock": -1.84, "tile": -3.17, "tree": -4.90, "wood": -3.27, "soil": -3.27, "spore": -3.49}
+"""Per kind read, the median score of clean spaces on the tuning styles (the boards the floors
+were measured on).  Another copy of the game, or another lamp, may explain all its pieces less
+well: on the independent renderer's photos (``../shared/cases/vision``) every kind scored 0.9-1.6
+lower (:func:`frame_offset`), and the floors move down with it."""
+
+
+def frame_offset(fit, kinds: list[str]) -> float:
+    """How much worse than :data:`REFERENCE_FIT` this frame's pieces fit: the median over the
+    spaces not under their kind's :data:`SEED_FIT` of (score - reference of its kind), at most
+    0 (floors never rise above the measured ones).  ``fit``: float (S,), NaN where unknown."""
+    d = [f - REFERENCE_FIT[k] for f, k in zip(np.asarray(fit, np.float64), kinds)
+         if k in REFERENCE_FIT and not np.isnan(f) and f >= SEED_FIT[k]]
+    return min(0.0, float(np.median(d))) if d else 0.0
+
+
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
 """Axial (q, r) steps to the six neighbours of a space."""
 
 
 def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
-                   no_seed: np.ndarray | None = None) -> np.ndarray:
+                   no_seed: np.ndarray | None = None, offset: float = 0.0) -> np.ndarray:
     """bool (S,): the spaces something covers.
 
     ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
@@ -39,12 +55,13 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     never seeds nor grown through; ``no_seed``: bool (S,) spaces that may be grown into but
     are no seed (a meeple was seen there: the score of the piece read without it says little).
     Seeds score under :data:`SEED_FIT` of their kind; the region grows through neighbours
-    scoring under :data:`GROW_FIT` of theirs.
+    scoring under :data:`GROW_FIT` of theirs; both lowered by ``offset`` (:func:`frame_offset`,
+    <= 0: how much worse the frame's pieces fit than those the floors were measured on).
     """
     fit = np.asarray(fit, np.float64)
     ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
-    seed_at = np.array([SEED_FIT.get(k, -np.inf) for k in kinds])
-    grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds])
+    seed_at = np.array([SEED_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
+    grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
     with np.errstate(invalid="ignore"):
         seeds = ok & (fit < seed_at)
         weak = ok & (fit < grow_at)

@@ -23,7 +23,7 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import covered_reason, covered_spaces
+from companion.vision.covered import covered_reason, covered_spaces, frame_offset
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -316,8 +316,12 @@ class BoardReader:
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         fit = np.array([np.nan if r.fit is None else r.fit for r in readings])
+        # the art's and the lamp's own level of fit, from every space (the committed ones in play)
+        at = {int(s): i for i, s in enumerate(rows)}
+        whole = readings if committed is None else [readings[at[s]] if s in at else r for s, r in enumerate(committed)]
+        offset = frame_offset([np.nan if r.fit is None else r.fit for r in whole], [r.kind for r in whole])
         covered = covered_spaces(fit, [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows], clipped,
-                                 no_seed=owner_all[rows] >= 0)
+                                 no_seed=owner_all[rows] >= 0, offset=offset)
         if covered.any():
             # what shows over a covered space is the object, and any meeple may stand under it:
             # just under what places a meeple, so none is placed there, and none elsewhere wins
@@ -545,8 +549,8 @@ class BoardReader:
             readings, covered = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
                                                   hidden=self._hidden_core(reg), clipped=clipped)
         else:
-            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in readings], [r.kind for r in readings],
-                                     list(self.geo.spaces), clipped)
+            fits, kinds = [np.nan if r.fit is None else r.fit for r in readings], [r.kind for r in readings]
+            covered = covered_spaces(fits, kinds, list(self.geo.spaces), clipped, offset=frame_offset(fits, kinds))
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -649,8 +653,11 @@ class BoardReader:
             if len(homes):
                 return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
         else:
+            at = {int(s): i for i, s in enumerate(rows)}
+            whole = [new[at[s]] if s in at else r for s, r in enumerate(old)]
+            offset = frame_offset([np.nan if r.fit is None else r.fit for r in whole], [r.kind for r in whole])
             covered = covered_spaces([np.nan if r.fit is None else r.fit for r in new], [r.kind for r in new],
-                                     [self.geo.spaces[int(s)] for s in rows], clipped_rows)
+                                     [self.geo.spaces[int(s)] for s in rows], clipped_rows, offset=offset)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
