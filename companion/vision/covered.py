@@ -9,8 +9,9 @@ beige sleeve over a wood substrate, white paper over a tile), may still score li
 lit piece, so the test is made over regions: a space whose best piece scores under
 :data:`SEED_FIT` is covered, and so is every space joined to it through neighbours scoring
 under :data:`GROW_FIT` (an object lies over connected spaces; a clean board shows no seed at
-all, so growing costs nothing there).  Figures: docs/simulated-camera.md, "Objects over the
-board".
+all, so growing costs nothing there).  The floors move down with the frame's own level of fit
+(:func:`frame_offset`): another copy's art under another lamp explains all its pieces less
+well.  Figures: docs/simulated-camera.md, "Objects over the board".
 """
 
 from __future__ import annotations
