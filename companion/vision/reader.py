@@ -665,7 +665,8 @@ class BoardReader:
             if (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (was.kind, was.code, was.player, was.used, was.slots, was.meeple):
                 # read as before: keep the committed reading (a copy: glare may mark it), and
                 # any doubt the new reading raised (a meeple that may be under an object)
-                readings[s] = replace(was, doubt=r.doubt, confidence=min(was.confidence, r.confidence) if r.doubt else was.confidence)
+                readings[s] = replace(was, doubt=r.doubt or was.doubt,
+                                      confidence=min(was.confidence, r.confidence) if r.doubt else was.confidence)
                 continue
             readings[s] = r
         # unchanged spaces keep their committed appearance, changed ones take the new one
