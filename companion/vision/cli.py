@@ -12,7 +12,8 @@ the spaces the camera could not read and why, e.g. "glare on F6: move the lamp":
 confidence is 0 and what ``board`` holds there is the reader's best guess, kept so the board
 stays a whole position; trust no piece on a space listed in ``unreadable``.  When something
 covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
-reading is printed all the same and the exit status is 3: the board is not all in view.  Exit 2 with the reason
+reading is printed all the same and the exit status is 3: the board is not all in view (a space under a
+glare spot, "glare or something over D4", leaves it 0, as glare does).  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, a frame too small for the
 reader (``camera check``'s sentence) or of another size than the calibration's, or when no
 board is found.
@@ -83,10 +84,11 @@ printed all the same)."""
 
 
 def _status(reading) -> int:
-    """0, or :data:`COVERED_STATUS` when something covers spaces of the board."""
+    """0, or :data:`COVERED_STATUS` when something covers spaces of the board (a space under a
+    glare spot that may be glare or an object counts as glare: status 0, as for glare)."""
     from companion.vision.covered import is_covered_reason
 
-    return COVERED_STATUS if any(is_covered_reason(why) for why in reading.unreadable.values()) else 0
+    return COVERED_STATUS if any(is_covered_reason(why, sure=True) for why in reading.unreadable.values()) else 0
 
 
 MOST_LISTED = 8

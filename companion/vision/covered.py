@@ -93,9 +93,11 @@ def covered_reason(label: str, glare: bool = False) -> str:
     return f"something covers {label}: move it off the board"
 
 
-def is_covered_reason(reason: str | None) -> bool:
-    """Whether an unreadable space's reason is :func:`covered_reason`'s."""
-    return bool(reason) and reason.startswith(("something covers ", "glare or something over "))
+def is_covered_reason(reason: str | None, sure: bool = False) -> bool:
+    """Whether an unreadable space's reason is :func:`covered_reason`'s; with ``sure``, only
+    where no glare spot may explain it instead."""
+    prefixes = ("something covers ",) if sure else ("something covers ", "glare or something over ")
+    return bool(reason) and reason.startswith(prefixes)
 
 
 def covered_sentence(labels: list[str]) -> str:
