@@ -595,6 +595,6 @@ def _covered_labels(reading, edition) -> list[str]:
     from companion.hexgrid import Hex
     from companion.vision.covered import is_covered_reason
 
-    keys = [k for k, why in (getattr(reading, "unreadable", None) or {}).items() if is_covered_reason(why)]
+    keys = [k for k, why in (getattr(reading, "unreadable", None) or {}).items() if is_covered_reason(why, sure=True)]
     hexes = sorted(Hex(*(int(v) for v in k.split(","))) for k in keys)
     return [edition.label(h) for h in hexes]
