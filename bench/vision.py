@@ -4,6 +4,7 @@
     .venv/bin/python bench/vision.py --n 50       # more boards
     .venv/bin/python bench/vision.py --quick      # 4 boards per style and light, 3 timed
     .venv/bin/python bench/vision.py --styles woodcut --lights daylight "glare 90"
+    .venv/bin/python bench/vision.py --n 4 --objects  # hands, phones, cups over the board too
 
 For every art style of the simulated world (:mod:`companion.sim.styles`) and every light
 (:mod:`companion.sim.light`: daylight, a warm lamp, a dimmer and warmer one, glare spots up to the "90 of 255 levels"
@@ -36,6 +37,13 @@ read).  Under clipping glare, of the spaces with clipped pixels: read right, rep
 unreadable, and misread without being reported unreadable, split into confident misreads
 (confidence at or above the table's bar, ``companion.table.inference.LOW_CONFIDENCE``) and
 unsure ones, which the table holds and asks about.
+
+``--objects``: every board is read a second time with one or two objects over it
+(:mod:`companion.sim.objects`: hands, sleeves, a phone, a mug, a card, paper, the rulebook);
+per style and light the covered spaces (half or more hidden) misread confidently (target 0),
+misread below the table's bar, and reported unreadable, the same for partly covered spaces,
+and the uncovered spaces wrong and reported unreadable.  ``--dump FILE`` writes every space's
+score (:attr:`companion.vision.classify.SpaceReading.fit`), confidence and covered share.
 
 Timing, with ``cv2.setNumThreads(1)`` on a cached registration, every frame made before any
 timing: median ms per 1920x1080 frame read in full, and per frame "in play", read against the
@@ -295,8 +303,60 @@ def group_seed(seed: int, style: str, light: str) -> int:
     return seed * 1000 + sorted(STYLES).index(style) * 37 + LIGHTS.index(light)
 
 
+COVERED = 0.3
+"""Share of a space's hexagon an object must hide for the space to count as covered in the
+``--objects`` figures (less, down to any, counts as partly covered)."""
+
+
+def object_figures(r: dict, style: str, light, board: dict, render_state: dict, geo, cam, table: str, profile, codes,
+                   seed: tuple, refine_grid: bool, dump=None) -> None:
+    """Read ``board`` again with one or two objects over it (:mod:`companion.sim.objects`; the
+    same frame otherwise, from ``render_state``) and count into ``r["objects"]``: per covered
+    space (:data:`COVERED` or more of it hidden) whether it was reported unreadable, misread
+    confidently (at or above the table's bar) or below it; the same for partly covered spaces;
+    and the uncovered spaces read wrong or reported unreadable.  ``dump``: an open file that gets
+    one JSON line per space (covered share, the reading's fit and confidence, right or not)."""
+    from companion.sim.objects import random_object
+    from companion.sim.styles import get_style
+
+    orng = np.random.default_rng(seed)
+    obs = [random_object(orng, geo, get_style(style)) for _ in range(1 + int(orng.random() < 0.25))]
+    redraw = np.random.Generator(np.random.PCG64())
+    redraw.bit_generator.state = render_state
+    frame = render_styled(board, geo, style, light, rng=redraw, size=SIZE, camera=cam, table=table, objects=obs)
+    reader = BoardReader(geo, profile=profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes,
+                         refine_grid=refine_grid)
+    o = r["objects"]
+    o["frames"] += 1
+    r.setdefault("object_kinds", Counter()).update(ob.kind for ob in obs)
+    try:
+        reading = reader.read(frame.image)
+    except ValueError:
+        o["refused"] += 1  # e.g. an arm over a corner marker: no board, nothing guessed
+        return
+    covered = {tuple(int(v) for v in k.split(",")): f for k, f in frame.truth["covered"].items()}
+    truth, got = per_space(board, geo.spaces), per_space(reading.board, geo.spaces)
+    unread = unreadable_spaces(reading) or set()
+    for h in geo.spaces:
+        f = covered.get(h, 0.0)
+        wrong = truth[h] != got[h] and not side_not_visible(truth[h], got[h])
+        conf = reading.confidence[f"{h[0]},{h[1]}"]
+        group = "covered" if f >= COVERED else "partly" if f > 0 else "clear"
+        o[group + " spaces"] += 1
+        if h in unread:
+            o[group + " unreadable"] += 1
+        elif wrong:
+            o[group + (" confident misreads" if conf >= LOW_CONFIDENCE else " unsure misreads")] += 1
+        if dump is not None:
+            sp = reading.spaces[h]
+            dump.write(json.dumps({"style": style, "light": light.name, "covered": round(f, 3), "fit": sp.fit,
+                                   "confidence": conf, "wrong": wrong, "unreadable": reading.unreadable.get(f"{h[0]},{h[1]}"),
+                                   "kind": truth[h][0][0], "meeple": truth[h][1] is not None,
+                                   "objects": [ob.kind for ob in obs]}) + "\n")
+
+
 def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing_frames: int, workdir: Path,
-              refine_grid: bool = True) -> dict:
+              refine_grid: bool = True, objects: bool = False, dump=None) -> dict:
     rng = np.random.default_rng(group_seed(seed, style, light_name))
     lamp = light_preset(light_name, rng)
     tables = sorted(TABLES)
@@ -309,7 +369,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "wrong sure": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "side hidden": 0, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
          "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
-         "stages": {},
+         "stages": {}, "objects": Counter(),
          "calibration": said,
          "photos": (used, len(cal))}
     if profile_path is None:
@@ -342,6 +402,17 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
             r["unreadable"] = (r["unreadable"] or 0) + len(unread)
         else:
             unread = set()
+        if dump is not None:
+            for h in geo.spaces:
+                sp = reading.spaces[h]
+                dump.write(json.dumps({"style": style, "light": light_name, "covered": None, "fit": sp.fit,
+                                       "confidence": reading.confidence[f"{h[0]},{h[1]}"],
+                                       "wrong": truth[h] != got[h] and not side_not_visible(truth[h], got[h]),
+                                       "unreadable": reading.unreadable.get(f"{h[0]},{h[1]}"), "kind": truth[h][0][0],
+                                       "meeple": truth[h][1] is not None}) + "\n")
+        if objects:
+            object_figures(r, style, light, board, render_state, geo, cam, table, profile, codes,
+                           (group_seed(seed, style, light_name), i, 1), refine_grid, dump)
         hidden = [h for h in geo.spaces if side_not_visible(truth[h], got[h]) and h not in unread]
         r["side hidden"] += len(hidden)
         bad = [h for h in geo.spaces if truth[h] != got[h] and h not in unread and h not in hidden]
@@ -475,6 +546,16 @@ def report(r: dict, held_out: bool) -> None:
         print(f"      clipped spaces {c['spaces']}: read right {c['right']}, misread and not reported unreadable {c['misread']} "
               f"(confident, >= {LOW_CONFIDENCE}: {sure}; below it, held by the table: {c['unsure']}), reported unreadable {un}"
               + ("  target 0 confident misreads " + ("MET" if not sure else "NOT MET") if held_out and r["light"] == "clipping glare" else ""))
+    o = r["objects"]
+    if o["frames"]:
+        cov, part, clear = o["covered spaces"], o["partly spaces"], o["clear spaces"]
+        print(f"      objects over the board ({o['frames']} frames: {', '.join(f'{k} {v}' for k, v in sorted(r['object_kinds'].items()))}; "
+              f"refused {o['refused']}): covered spaces {cov}: confident misreads {o['covered confident misreads']} (target 0), "
+              f"unsure misreads {o['covered unsure misreads']}, reported unreadable {pct(o['covered unreadable'], cov)}; "
+              f"partly covered {part}: confident misreads {o['partly confident misreads']}, unreadable {o['partly unreadable']}; "
+              f"uncovered {clear}: wrong {pct(o['clear confident misreads'] + o['clear unsure misreads'], clear)} "
+              f"(confident {o['clear confident misreads']}), "
+              f"reported unreadable {pct(o['clear unreadable'], clear)}")
     if r["failed"] == r["boards"] and r["calibration"]:
         print(f"      calibration failed: {r['calibration'].splitlines()[-1]}")
 
@@ -488,6 +569,10 @@ def main() -> int:
     ap.add_argument("--lights", nargs="+", choices=BENCH_LIGHTS, help="lights to run (default all)")
     ap.add_argument("--no-refine-grid", action="store_true",
                     help="register on the markers alone (no grid refinement), to measure the reader apart from it")
+    ap.add_argument("--objects", action="store_true",
+                    help="also read every board with one or two objects over it (hands, sleeves, a phone, a mug, a card, "
+                         "paper, the rulebook) and print how the spaces they cover were read")
+    ap.add_argument("--dump", metavar="FILE", help="write one JSON line per space read (fit, confidence, covered share)")
     ap.add_argument("--quick", action="store_true", help="fixed-seed subset for iterating: --n 4 --timing-frames 3")
     args = ap.parse_args()
     if args.quick:
@@ -501,6 +586,7 @@ def main() -> int:
           f"cv2.setNumThreads(1), OpenCV {cv2.__version__}, grid refinement {'off' if args.no_refine_grid else 'on'}, load average {os.getloadavg()[0]:.1f}")
     times, play, still, floors, checks, cpu, stages = [], {}, [], [], Counter(), {}, {}
     by_style, by_style_cpu = {}, {}
+    dump = open(args.dump, "w") if args.dump else None
     with tempfile.TemporaryDirectory() as tmp:
         for style in styles:
             held = style in HELD_OUT_STYLES
@@ -512,7 +598,7 @@ def main() -> int:
             t0 = time.perf_counter()
             for light in lights:
                 r = run_group(style, light, args.n, args.seed, geo, codes, args.timing_frames if light == lights[0] else 0, Path(tmp),
-                              refine_grid=not args.no_refine_grid)
+                              refine_grid=not args.no_refine_grid, objects=args.objects, dump=dump)
                 report(r, held)
                 times += r["times"]
                 by_style.setdefault(style, []).extend(r["times"])

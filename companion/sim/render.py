@@ -419,6 +419,7 @@ def render_styled(
     camera: Camera | None = None,
     px_per_mm: float = 2.5,
     table: str = "wood",
+    objects: list | None = None,
 ) -> Frame:
     """Draw ``board`` in art ``style`` (:class:`companion.sim.styles.Style` or its name) under
     ``light`` (:class:`companion.sim.light.Light` or a preset name of
@@ -428,6 +429,9 @@ def render_styled(
     ``light``'s, in linear light) and ``cond.hands``.  The truth has the keys of :func:`render`
     plus ``style``, ``light`` (the light's fields), ``table``, ``sizes`` (size name -> factors
     drawn per piece instance) and ``meeples_drawn`` (radius, height, projected cap px).
+    ``objects``: things over the board (:func:`companion.sim.objects.random_object`), lit like
+    the board and casting shadows; the truth then adds ``objects`` and ``covered`` ("q,r" ->
+    share of the space the camera sees an object over, :func:`companion.sim.objects.covered_fractions`).
     """
     from dataclasses import asdict
 
@@ -447,6 +451,12 @@ def render_styled(
     drawn = _styled_meeples(img, board, geo, cam, style, sizes, rng)
     if cond.hands:
         _hands(img, cond.hands, rng)
+    if objects:
+        from companion.sim.objects import draw_objects
+
+        # their own generator: the board's noise and JPEG stay those of the frame without them
+        draw_objects(img, shade, cam, objects, light.lamp_dir_deg, min(1.0, light.shadow * 1.6),
+                     np.random.default_rng(len(objects)))
     img = expose(img, light, rng, shade)
     markers = {mk.id: cam.project(np.column_stack([geo.marker_corners_mm(mk.id), np.zeros(4)])).tolist() for mk in geo.markers}
     truth = {
@@ -460,6 +470,11 @@ def render_styled(
         "sizes": sizes,
         "meeples_drawn": drawn,
     }
+    if objects:
+        from companion.sim.objects import covered_fractions
+
+        truth["objects"] = [o.to_json() for o in objects]
+        truth["covered"] = {f"{q},{r}": round(f, 3) for (q, r), f in covered_fractions(cam, geo, objects, size).items()}
     return Frame(img, truth)
 
 

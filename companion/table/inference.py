@@ -27,7 +27,7 @@ from companion.hexgrid import Hex, distance
 from companion.position import Position
 from companion.rules import Board, IllegalMove, apply
 
-LOW_CONFIDENCE = 0.5
+from companion.vision.unsure import LOW_CONFIDENCE  # noqa: E402 - the one bar of read-board and the table
 """A differing space read with less confidence than this is held, not committed."""
 
 

@@ -214,7 +214,12 @@ class LiveTable:
         changed = getattr(reading, "changed", None)
         self.stats["reads_in_play"] += changed is not None
         self.stats["last_read_changed"] = changed
-        s.set_status("camera", "ok")
+        covered = _covered_labels(reading, s.edition)
+        if covered:   # the dashboard's banner says it; the spaces are held (confidence 0) below
+            from companion.vision.covered import covered_sentence
+            s.set_status("camera", "covered", covered_sentence(covered))
+        else:
+            s.set_status("camera", "ok")
         with s.lock:
             if s.choices is not None:
                 return   # a move waits for the players' choices: the board is read again once it is settled
@@ -639,3 +644,13 @@ class LiveTable:
                     f"({_times(st['mismatches'])} it differed from the game, {_times(st['held_low_confidence'])} the reading "
                     f"was unsure): the frames do not start from this game's setup{no_draws}")
         return f"{st['reads']} still frames were read and the board never changed from the game's position{no_draws}"
+
+
+def _covered_labels(reading, edition) -> list[str]:
+    """The printed labels of the spaces the reading says something covers, in board order."""
+    from companion.hexgrid import Hex
+    from companion.vision.covered import is_covered_reason
+
+    keys = [k for k, why in (getattr(reading, "unreadable", None) or {}).items() if is_covered_reason(why, sure=True)]
+    hexes = sorted(Hex(*(int(v) for v in k.split(","))) for k in keys)
+    return [edition.label(h) for h in hexes]

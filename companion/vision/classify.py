@@ -114,6 +114,11 @@ class SpaceReading:
     """Why the space could not be read (then ``confidence`` is 0), e.g. glare; else ``None``."""
     side_unknown: str | None = None
     """Why a spore's side is not read (then ``used`` is ``None``), e.g. "covered by its meeple"."""
+    fit: float | None = None
+    """How well the chosen piece explains the space's samples: its score, the weighted mean
+    clipped log-likelihood per sample point (:func:`classify`; ``None`` where a reading was
+    decided otherwise).  Every piece a profile learned scores far above what a hand or a cup
+    over the space gives (:data:`companion.vision.covered.FIT_FLOOR`)."""
     doubt: str | None = None
     """Why a reading that stands is unsure (its confidence is below the table's bar), e.g. which
     two spaces a meeple may stand on when the camera cannot tell; else ``None``."""
@@ -312,7 +317,7 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
         meeple = PLAYERS[list(pidx).index(best_centre[s])] if has_meeple[s] else None
         if best < len(names):
             name = names[best]
-            r = SpaceReading(name[0], meeple=meeple, confidence=conf)
+            r = SpaceReading(name[0], meeple=meeple, confidence=conf, fit=float(top[s]))
             if name[0] == "spore":
                 r.player, r.used = name[1], name[2]
                 if r.used is None:
@@ -322,7 +327,7 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
             if name[0] == "tree":
                 r.slots = tuple(_slot_owner(slots[s][k]) for k in range(4))
         else:
-            r = SpaceReading("tile", code=cands.codes[best - len(names)], meeple=meeple, confidence=conf)
+            r = SpaceReading("tile", code=cands.codes[best - len(names)], meeple=meeple, confidence=conf, fit=float(top[s]))
         if meeple and r.kind in ("rock", "tree", "wood", "soil", "empty"):
             # meeples stand on tiles and spores only; a player colour elsewhere is doubtful
             r.confidence *= 0.5

@@ -10,7 +10,10 @@ space read with low confidence or not at all with its reason (the pieces of the 
 not read are left out of the lists, those spaces named once per reason).  ``unreadable`` names
 the spaces the camera could not read and why, e.g. "glare on F6: move the lamp": their
 confidence is 0 and what ``board`` holds there is the reader's best guess, kept so the board
-stays a whole position; trust no piece on a space listed in ``unreadable``.  Exit 2 with the reason
+stays a whole position; trust no piece on a space listed in ``unreadable``.  When something
+covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
+reading is printed all the same and the exit status is 3: the board is not all in view (a space under a
+glare spot, "glare or something over D4", leaves it 0, as glare does).  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, a frame too small for the
 reader (``camera check``'s sentence) or of another size than the calibration's, or when no
 board is found.
@@ -21,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+from companion.vision.unsure import LOW_CONFIDENCE, unsure_keys, why_unsure
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -63,34 +68,37 @@ def _read_board(args: argparse.Namespace) -> int:
     labels = space_labels(edition)
     if args.json:
         out = reading.to_json()
-        out["unsure"] = {key: _why_unsure(reading.spaces.get(_space(key))) for key in unsure_spaces(reading)}
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
-        return 0
+        return _status(reading)
     from companion.vision.geometry import load_tile_codes
 
     for line in reading_lines(reading, labels, load_tile_codes(edition)):
         print(line)
-    return 0
+    return _status(reading)
 
 
-LOW_CONFIDENCE = 0.6
-"""Spaces read with less confidence are listed with the likely reason (as ``camera check``
-counts them, :data:`companion.vision.assistant.LOW_CONFIDENCE`)."""
+COVERED_STATUS = 3
+"""Exit status of ``read-board`` when something covers spaces of the board (the reading is
+printed all the same)."""
+
+
+def _status(reading) -> int:
+    """0, or :data:`COVERED_STATUS` when something covers spaces of the board (a space under a
+    glare spot that may be glare or an object counts as glare: status 0, as for glare)."""
+    from companion.vision.covered import is_covered_reason
+
+    return COVERED_STATUS if any(is_covered_reason(why, sure=True) for why in reading.unreadable.values()) else 0
+
+
 MOST_LISTED = 8
 """At most this many low-confidence spaces are listed; the rest are counted."""
 SLOT_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
-FLAT_KINDS = ("rock", "tree", "wood", "soil", "empty")
 
 
 TURNS = ("as printed", "turned 1/6 anticlockwise", "turned 1/3 anticlockwise", "turned half round",
          "turned 1/3 clockwise", "turned 1/6 clockwise")
 """How far a tile lies turned from its printed code, as the calibration layout pictures say it."""
-
-
-def an(word: str) -> str:
-    """``word`` with its indefinite article: ``an orange``, ``a blue``."""
-    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def tile_words(laid: str, printed_codes: list[str]) -> str:
@@ -151,7 +159,7 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
     lines += unreadable_lines({key_name(k): why for k, why in reading.unreadable.items()})
     low = [(reading.confidence[k], k) for k in unsure_spaces(reading)]
     for v, key in low[:MOST_LISTED]:
-        lines.append(f"unsure: {key_name(key)} {v:.2f}: {_why_unsure(reading.spaces.get(_space(key)))}")
+        lines.append(f"unsure: {key_name(key)} {v:.2f}: {why_unsure(reading.spaces.get(_space(key)))}")
     if len(low) > MOST_LISTED:
         lines.append(f"unsure: {len(low) - MOST_LISTED} more space(s) under {LOW_CONFIDENCE}")
     if not low and not reading.unreadable and reading.confidence:
@@ -161,10 +169,9 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
 
 
 def unsure_spaces(reading) -> list[str]:
-    """Keys (``"q,r"``) of the spaces read, but with a confidence under :data:`LOW_CONFIDENCE`,
-    least sure first (spaces not read at all are in ``reading.unreadable`` instead)."""
-    return [k for _v, k in sorted((v, k) for k, v in reading.confidence.items()
-                                  if v < LOW_CONFIDENCE and k not in reading.unreadable)]
+    """Keys (``"q,r"``) of the spaces read, but unsure (:mod:`companion.vision.unsure`), least
+    sure first (spaces not read at all are in ``reading.unreadable`` instead)."""
+    return unsure_keys(reading.confidence, reading.unreadable)
 
 
 def _space(key: str) -> tuple[int, int]:
@@ -198,19 +205,4 @@ def _label_order(label: str) -> tuple:
     return (head, int(tail) if tail else -1, label)
 
 
-def _why_unsure(r) -> str:
-    """The likely reason a space was read with low confidence, from what was read there."""
-    if r is None:
-        return "no reading"
-    if r.reason:
-        return r.reason
-    if r.doubt:
-        return r.doubt
-    from companion.vision.meeple_doubts import describe
-
-    piece = describe(r)
-    if r.meeple and r.kind in FLAT_KINDS:
-        return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
-    if r.kind == "spore":
-        return f"read as {piece}; its side or its colour is not clear"
-    return f"read as {piece}, but it looks almost as much like another piece (check the light, or calibrate again)"
+_why_unsure = why_unsure   # the name older callers use

@@ -23,6 +23,7 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
+from companion.vision.covered import covered_reason, covered_spaces, frame_offset
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -30,10 +31,11 @@ from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
 from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
-from companion.vision.pieces import (DEDUCED_SURE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls, hidden_core,
-                                    meeple_evidence, meeples_at_home, nearest_token, symbol_features)
+from companion.vision.pieces import (DEDUCED_SURE, MEEPLE_MIN_EVIDENCE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls,
+                                    hidden_core, meeple_evidence, meeples_at_home, nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
+from companion.vision.unsure import unsure_keys, why_unsure
 from companion.vision.veiled import rocks_under_glare
 
 
@@ -70,9 +72,16 @@ class Reading:
 
     @property
     def unsure(self) -> dict[str, str]:
-        """"q,r" -> why a space's reading is unsure though it stands (its confidence is below
-        the table's bar), e.g. "black's meeple is not clearly seen: on its spore at A5 or on C3"."""
-        return {f"{h[0]},{h[1]}": r.doubt for h, r in self.spaces.items() if r.doubt and not r.reason}
+        """"q,r" -> why a space's reading is unsure though it stands, for every space read with a
+        confidence under the one bar of :data:`companion.vision.unsure.LOW_CONFIDENCE` (the
+        table's, ``read-board``'s), least sure first: e.g. "black's meeple is not clearly seen:
+        on its spore at A5 or on C3" (:func:`companion.vision.unsure.why_unsure`).  Unreadable
+        spaces are in ``unreadable`` instead."""
+        out = {}
+        for key in unsure_keys(self.confidence, self.unreadable):
+            q, r = (int(v) for v in key.split(","))
+            out[key] = why_unsure(self.spaces.get((q, r)))
+        return out
 
     @property
     def side_unknown(self) -> dict[str, str]:
@@ -274,7 +283,8 @@ class BoardReader:
     def _pieces_pass(self, lab: np.ndarray, ll: np.ndarray, cands: TileCandidates, readings: list[SpaceReading],
                      rows: np.ndarray, evidence: np.ndarray, veil: np.ndarray | None = None,
                      committed: list[SpaceReading] | None = None,
-                     hidden: np.ndarray | None = None) -> list[SpaceReading]:
+                     hidden: np.ndarray | None = None,
+                     clipped: np.ndarray | None = None) -> tuple[list[SpaceReading], np.ndarray]:
         """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`).
 
         ``lab``, ``ll``: samples and log-likelihoods of the spaces ``rows`` (int (n,)), whose
@@ -285,7 +295,14 @@ class BoardReader:
         ``hidden``: bool (n, c) the core points of ``rows`` a meeple would hide (:meth:`_hidden_core`).
         Meeples are assigned jointly over all spaces, the
         spaces whose meeple changed are read again with it, spore sides by distance to the
-        learned sides.  Returns the readings of ``rows``.
+        learned sides.  ``clipped``: bool (n,) spaces of ``rows`` where the camera clipped (their
+        scores say nothing of an object over them).
+
+        Spaces something covers (:func:`companion.vision.covered.covered_spaces`, on the
+        readings without meeples, a space where a meeple was seen being no seed) hold no meeple,
+        and while anything is covered a meeple seen nowhere is not deduced onto its spore: it may
+        stand under the object (the spore says so, unsure).  Returns the readings of ``rows`` and
+        bool (n,) which of them are covered.
         """
         model = self.profile.pieces
         players = list(PLAYERS)
@@ -299,8 +316,28 @@ class BoardReader:
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
         glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
+        fit = np.array([np.nan if r.fit is None else r.fit for r in readings])
+        # the art's and the lamp's own level of fit, from every space (the committed ones in play)
+        at = {int(s): i for i, s in enumerate(rows)}
+        whole = readings if committed is None else [readings[at[s]] if s in at else r for s, r in enumerate(committed)]
+        offset = frame_offset([np.nan if r.fit is None else r.fit for r in whole], [r.kind for r in whole])
+        covered = covered_spaces(fit, [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows], clipped,
+                                 no_seed=owner_all[rows] >= 0, offset=offset)
+        if covered.any():
+            # what shows over a covered space is the object, and any meeple may stand under it:
+            # just under what places a meeple, so none is placed there, and none elsewhere wins
+            # by out-scoring it (a meeple seen weakly is placed only where no space rivals it)
+            evidence[rows[covered]] = MEEPLE_MIN_EVIDENCE - 1e-3
+            owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
         home = self._homes(rows, spore_of, committed)
+        under = []
+        if covered.any():
+            # ... unless something covers spaces it may stand on: then the camera cannot tell
+            for p in np.flatnonzero(home >= 0):
+                if p not in owner_all and home[p] not in set(rows[covered].tolist()):
+                    under.append((int(home[p]), int(p)))
+                    home[p] = -1
         everywhere = list(committed) if committed is not None else [None] * len(evidence)
         for i, s in enumerate(rows):
             everywhere[s] = readings[i]
@@ -356,7 +393,14 @@ class BoardReader:
                     readings[where[s]].doubt = f"{read_as(readings[where[s]])}; {why}"
         for s in np.flatnonzero(deduced[rows]):
             readings[s].doubt = deduced_reason(readings[s], side_conf.get(s, 1.0), DEDUCED_SURE) or readings[s].doubt
-        return readings
+        hid = ", ".join(self.label(self.geo.spaces[int(s)]) for s in rows[covered])
+        for h, p in under:
+            if h in where:
+                r = readings[where[h]]
+                r.doubt = (f"{players[p]}'s meeple is not seen: on its spore at {self.label(self.geo.spaces[h])} "
+                           f"or under what covers {hid}; the camera cannot tell")
+                r.confidence = 0.0
+        return readings, covered
 
     def _homes(self, rows: np.ndarray, spore_of: np.ndarray, committed: list[SpaceReading] | None) -> np.ndarray:
         """int (4,) the space of each player's spore (-1 where none, or more than one, was read):
@@ -409,12 +453,12 @@ class BoardReader:
                 if x not in placed and (evidence is None or evidence[s, x] >= evidence[s, owner[s]]):
                     continue  # the colour may be x's, whose only spore it would be, with x's own meeple on it
             if r.kind == "spore":
-                readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5)
+                readings[s] = SpaceReading("spore", player=p, used=r.used, meeple=r.meeple, confidence=r.confidence * 0.5, fit=r.fit)
             elif r.kind in ("empty", "wood", "soil"):
                 empty.append(s)
         for s in empty:
             r = readings[s]
-            readings[s] = SpaceReading("spore", player=players[owner[s]], meeple=r.meeple, confidence=r.confidence)
+            readings[s] = SpaceReading("spore", player=players[owner[s]], meeple=r.meeple, confidence=r.confidence, fit=r.fit)
         return readings
 
     def _tokens(self, features: "_SymbolFeatures", readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
@@ -433,7 +477,8 @@ class BoardReader:
             kind, player, _ = TOKEN_KINDS[best[i]]
             r = readings[s]
             if dist[i] <= TOKEN_MATCH and (kind, player) != (r.kind, r.player if r.kind == "spore" else None):
-                readings[s] = SpaceReading(kind, player=player, meeple=r.meeple, confidence=min(r.confidence, float(tconf[i])))
+                readings[s] = SpaceReading(kind, player=player, meeple=r.meeple, confidence=min(r.confidence, float(tconf[i])),
+                                           fit=r.fit)
         return readings
 
     def _edge_classes(self, code: str) -> np.ndarray:
@@ -511,20 +556,52 @@ class BoardReader:
             white = balanced[1] if veil is None else self._white_field(seen, reg).reshape(balanced[1].shape)
             readings = self._unveil_rocks(seen[:len(self._space_pts)].reshape(white.shape), white, readings)
         evidence = None
+        clipped = clipped_fractions(bgr[:len(self._space_pts)], len(readings))[1] >= CLIPPED_GLARE
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
-            readings = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
-                                         hidden=self._hidden_core(reg))
+            readings, covered = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
+                                                  hidden=self._hidden_core(reg), clipped=clipped)
+        else:
+            fits, kinds = [np.nan if r.fit is None else r.fit for r in readings], [r.kind for r in readings]
+            covered = covered_spaces(fits, kinds, list(self.geo.spaces), clipped, offset=frame_offset(fits, kinds))
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil, recheck=(self._ll, lab, cands))
+        self._mark_covered(readings, covered, glared=self._glared(veil))
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
+
+    def _glared(self, veil: np.ndarray | None) -> np.ndarray:
+        """bool (S,) the spaces under the fitted glare spot ``veil`` (float32 (N, 3) linear
+        levels, or ``None``: none): lifted by :data:`GLARE_MIN_LEVEL` or more."""
+        S = len(self.geo.spaces)
+        if veil is None:
+            return np.zeros(S, bool)
+        return veil[:len(self._space_pts)].reshape(S, -1).mean(1) >= GLARE_MIN_LEVEL
+
+    def _mark_covered(self, readings: list[SpaceReading], covered: np.ndarray, rows: np.ndarray | None = None,
+                      committed: list[SpaceReading] | None = None, glared: np.ndarray | None = None) -> None:
+        """The spaces ``covered`` (bool, one per reading of ``rows``, or of every space) that glare
+        left readable become unreadable: something covers them (:func:`covered_reason`), so no
+        piece read there is trusted (confidence 0).  ``committed``: the readings of every space in
+        an incremental read: a covered space keeps what was committed there as its guess, not
+        what the object looked like.  ``glared``: bool (S,) spaces under the fitted glare spot
+        (:meth:`_glared`), whose reason names both glare and an object."""
+        order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
+        for i in np.flatnonzero(covered):
+            s = order[i]
+            if readings[s].reason:
+                continue  # glare explains it already
+            if committed is not None:
+                readings[s] = replace(committed[s], doubt=None)
+            r = readings[s]
+            r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
+            r.confidence = 0.0
 
     def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
                       rows: np.ndarray | None = None) -> list[SpaceReading]:
@@ -581,25 +658,36 @@ class BoardReader:
         new = classify(ll, cands, lab, self.profile, np.full(len(rows), -1) if self.profile.pieces is not None else None)
         new = self._unveil_rocks(corrected[:len(pts)].reshape(white.shape), white, new, rows)
         evidence = None
+        clipped_rows = clipped_fractions(raw, len(rows))[1] >= CLIPPED_GLARE
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
-            new = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old,
-                                    hidden=self._hidden_core(reg)[rows])
+            new, covered = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old,
+                                             hidden=self._hidden_core(reg)[rows], clipped=clipped_rows)
             homes = self._lost_homes(rows, old, new)
             if len(homes):
                 return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
+        else:
+            at = {int(s): i for i, s in enumerate(rows)}
+            whole = [new[at[s]] if s in at else r for s, r in enumerate(old)]
+            offset = frame_offset([np.nan if r.fit is None else r.fit for r in whole], [r.kind for r in whole])
+            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in new], [r.kind for r in new],
+                                     [self.geo.spaces[int(s)] for s in rows], clipped_rows, offset=offset)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
             was = old[s]
             if (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (was.kind, was.code, was.player, was.used, was.slots, was.meeple):
-                readings[s] = replace(was)  # read as before: keep the committed reading (a copy: glare may mark it)
+                # read as before: keep the committed reading (a copy: glare may mark it), and
+                # any doubt the new reading raised (a meeple that may be under an object)
+                readings[s] = replace(was, doubt=r.doubt or was.doubt,
+                                      confidence=min(was.confidence, r.confidence) if r.doubt else was.confidence)
                 continue
             readings[s] = r
         # unchanged spaces keep their committed appearance, changed ones take the new one
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
+        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil))
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     @staticmethod

@@ -1,0 +1,106 @@
+"""Spaces something covers: a hand, a sleeve, a phone, a mug, a card, the rulebook.
+
+Every piece the profile learned explains its own space well: the score of the piece read
+(:attr:`companion.vision.classify.SpaceReading.fit`, the weighted mean clipped log-likelihood per
+sample point) stays above a floor per kind on every clean board of the tuning styles and lights
+(-3 for the empty board, -7 for a spore), while an object over a space leaves no piece that
+explains it: its best piece scores -5 to -12 where the object covers it whole.  An object's rim, or a part of it coloured like a piece (a
+beige sleeve over a wood substrate, white paper over a tile), may still score like a poorly
+lit piece, so the test is made over regions: a space whose best piece scores under
+:data:`SEED_FIT` is covered, and so is every space joined to it through neighbours scoring
+under :data:`GROW_FIT` (an object lies over connected spaces; a clean board shows no seed at
+all, so growing costs nothing there).  The floors move down with the frame's own level of fit
+(:func:`frame_offset`): another copy's art under another lamp explains all its pieces less
+well.  Figures: docs/simulated-camera.md, "Objects over the board".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SEED_FIT = {"empty": -3.6, "rock": -3.4, "tile": -6.4, "tree": -7.0, "wood": -5.9, "soil": -5.9, "spore": -7.6}
+"""Per kind read, the score under which a space is covered: about 0.5 below the least any
+clean space read as that kind scored on the tuning styles under daylight and the warm lamps
+(2,200 spaces: empty -2.99, rock -2.67, tile -5.91, tree -6.47 (its mycorrhiza markers fit no
+tree colour), substrate -5.34, spore -7.10; docs/simulated-camera.md)."""
+GROW_FIT = {"empty": -2.7, "rock": -2.7, "tile": -5.0, "tree": -5.9, "wood": -4.7, "soil": -4.7, "spore": -5.3}
+"""Per kind read, the score under which a neighbour of a covered space is covered too: what
+about 1 to 5 clean spaces in 100 of that kind score."""
+REFERENCE_FIT = {"empty": -1.96, "rock": -1.84, "tile": -3.17, "tree": -4.90, "wood": -3.27, "soil": -3.27, "spore": -3.49}
+"""Per kind read, the median score of clean spaces on the tuning styles (the boards the floors
+were measured on).  Another copy of the game, or another lamp, may explain all its pieces less
+well: on the independent renderer's photos (``../shared/cases/vision``) every kind scored 0.9-1.6
+lower (:func:`frame_offset`), and the floors move down with it."""
+
+
+def frame_offset(fit, kinds: list[str]) -> float:
+    """How much worse than :data:`REFERENCE_FIT` this frame's pieces fit: the median over the
+    spaces not under their kind's :data:`SEED_FIT` of (score - reference of its kind), at most
+    0 (floors never rise above the measured ones).  ``fit``: float (S,), NaN where unknown."""
+    d = [f - REFERENCE_FIT[k] for f, k in zip(np.asarray(fit, np.float64), kinds)
+         if k in REFERENCE_FIT and not np.isnan(f) and f >= SEED_FIT[k]]
+    return min(0.0, float(np.median(d))) if d else 0.0
+
+
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+"""Axial (q, r) steps to the six neighbours of a space."""
+
+
+def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
+                   no_seed: np.ndarray | None = None, offset: float = 0.0) -> np.ndarray:
+    """bool (S,): the spaces something covers.
+
+    ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
+    otherwise: never a seed, never grown into); ``kinds``: the kind read on each; ``spaces``:
+    axial (q, r) of each, in the same order; ``skip``: bool (S,) spaces already explained otherwise (unreadable under glare),
+    never seeds nor grown through; ``no_seed``: bool (S,) spaces that may be grown into but
+    are no seed (a meeple was seen there: the score of the piece read without it says little).
+    Seeds score under :data:`SEED_FIT` of their kind; the region grows through neighbours
+    scoring under :data:`GROW_FIT` of theirs; both lowered by ``offset`` (:func:`frame_offset`,
+    <= 0: how much worse the frame's pieces fit than those the floors were measured on).
+    """
+    fit = np.asarray(fit, np.float64)
+    ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
+    seed_at = np.array([SEED_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
+    grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
+    with np.errstate(invalid="ignore"):
+        seeds = ok & (fit < seed_at)
+        weak = ok & (fit < grow_at)
+    if no_seed is not None:
+        seeds &= ~np.asarray(no_seed, bool)
+    out = seeds.copy()
+    if not seeds.any():
+        return out
+    where = {tuple(int(v) for v in h): i for i, h in enumerate(spaces)}
+    todo = list(np.flatnonzero(seeds))
+    while todo:
+        q, r = spaces[todo.pop()]
+        for dq, dr in STEPS:
+            j = where.get((int(q) + dq, int(r) + dr))
+            if j is not None and weak[j] and not out[j]:
+                out[j] = True
+                todo.append(j)
+    return out
+
+
+def covered_reason(label: str, glare: bool = False) -> str:
+    """The reason a covered space is unreadable, in the words ``read-board`` and the dashboard
+    show: ``something covers D4: move it off the board``; under a glare spot (``glare``), where
+    what the veil leaves scores low too and the camera cannot tell the two apart, ``glare or
+    something over D4: move the lamp or what lies there``."""
+    if glare:
+        return f"glare or something over {label}: move the lamp or what lies there"
+    return f"something covers {label}: move it off the board"
+
+
+def is_covered_reason(reason: str | None, sure: bool = False) -> bool:
+    """Whether an unreadable space's reason is :func:`covered_reason`'s; with ``sure``, only
+    where no glare spot may explain it instead."""
+    prefixes = ("something covers ",) if sure else ("something covers ", "glare or something over ")
+    return bool(reason) and reason.startswith(prefixes)
+
+
+def covered_sentence(labels: list[str]) -> str:
+    """One sentence for all the covered spaces (printed labels, in order): ``something covers
+    D4, D5, D6: move it off the board``."""
+    return covered_reason(", ".join(labels))
