@@ -27,6 +27,7 @@ from companion.hexgrid import Hex, distance  # noqa: E402
 from companion.rules import Board  # noqa: E402
 from companion.selfplay import BotTable  # noqa: E402
 from companion.setup import GameConfig  # noqa: E402
+from coop_turns import parse_settings  # noqa: E402
 
 COLORS = ["blue", "orange", "red", "black"]
 
@@ -85,13 +86,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a bot setting, as in coop_turns.py")
     args = ap.parse_args()
-    settings = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        try:
-            settings[name] = float(value)
-        except ValueError:
-            settings[name] = value not in ("false", "off", "")
+    settings = parse_settings(args.set)
     out: Counter = Counter()
     t0 = time.perf_counter()
     for s in range(args.seed, args.seed + args.games):

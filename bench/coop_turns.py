@@ -204,6 +204,19 @@ def report(games: list[dict], difficulty: str, dt: float) -> None:
           f"spore redraws per game {sum(g['redraws'] for g in games) / n:.1f}")
 
 
+def parse_settings(items: list[str]) -> dict:
+    """``--set NAME=VALUE`` items as bot settings: a number where VALUE is one, else a switch
+    (off for ``false``, ``off`` or nothing)."""
+    settings = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        try:
+            settings[name] = float(value)
+        except ValueError:
+            settings[name] = value not in ("false", "off", "")
+    return settings
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
@@ -215,13 +228,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="a bot setting: team_target=0|1, plan_reach=0|1, plan_moves=0|1, substrate_sides=0|1, fish_plan=0|1, blueprint_pull=3.0")
     args = ap.parse_args()
-    settings = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        try:
-            settings[name] = float(value)
-        except ValueError:
-            settings[name] = value not in ("false", "off", "")
+    settings = parse_settings(args.set)
     t0 = time.perf_counter()
     games = []
     for s in range(args.seed, args.seed + args.games):

@@ -5,47 +5,22 @@ from __future__ import annotations
 import json
 
 import cv2
-import numpy as np
 import pytest
+from bench_groups import SIZE, calibrate_group, group_board
 from test_vision_cli import run
 
 from calibration.intrinsics import Intrinsics
-from companion.sim.calibration import render_calibration_frames
-from companion.sim.light import LIGHTS, Light, light_preset
-from companion.sim.render import make_camera, random_conditions, render_styled
-from companion.sim.render_scene import random_board
-from companion.sim.styles import STYLES, TABLES
+from companion.sim.render import render_styled
 from companion.vision.profile import load_profile
 from companion.vision.reader import COVERED_SIDE_REASON, BoardReader
-
-SIZE = (1920, 1080)
 
 
 def styled_table(style: str, light_name: str, seed: int, board_no: int, tmp_path, geo, codes, capsys):
     """A table as ``bench/vision.py`` draws it: the layouts photographed and calibrated with
     ``calibrate pieces`` as a user would, then board ``board_no`` of that style and light.
     Returns (reader, frame, truth board, intrinsics path, profile path)."""
-    group = seed * 1000 + sorted(STYLES).index(style) * 37 + LIGHTS.index(light_name)
-    rng = np.random.default_rng(group)
-    lamp = light_preset(light_name, rng)
-    tables = sorted(TABLES)
-    cal_cam = make_camera(geo, random_conditions(rng), SIZE)
-    cal = render_calibration_frames(style, Light(**{**lamp.__dict__, "glare": 0.0}), int(rng.integers(1 << 30)), SIZE,
-                                    cal_cam, geo, tables[int(rng.integers(3))])
-    k, prof = tmp_path / "k.json", tmp_path / "profile.json"
-    Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0).save(k)
-    argv = ["calibrate", "pieces", "--intrinsics", str(k), "--out", str(prof)]
-    for i, f in enumerate(cal):
-        cv2.imwrite(str(tmp_path / f"layout{i}.png"), f.image)
-        argv += ["--image", str(tmp_path / f"layout{i}.png")]
-    code, _, err = run(argv, capsys)
-    assert code == 0, err
-    rng = np.random.default_rng((group, board_no))
-    board = random_board(rng, geo, codes)
-    cam = make_camera(geo, random_conditions(rng), SIZE)
-    light = Light(**{**lamp.__dict__, "glare_xy": (float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
-                     "glare_radius": float(rng.uniform(60, 160))})
-    table = tables[int(rng.integers(3))]
+    prof = calibrate_group(style, light_name, seed, tmp_path, geo)
+    board, cam, light, table, rng = group_board(style, light_name, seed, board_no, geo, codes)
     frame = render_styled(board, geo, style, light, rng=rng, size=SIZE, camera=cam, table=table)
     intr = Intrinsics(cam.k, cam.dist, SIZE, 0.0)
     reader = BoardReader(geo, profile=load_profile(prof), intrinsics=intr, tile_codes=codes)

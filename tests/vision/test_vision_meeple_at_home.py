@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from test_vision_covered_side import SIZE, styled_table
+from bench_groups import SIZE, group_board
+from test_vision_covered_side import styled_table
 
 from calibration.intrinsics import Intrinsics
-from companion.sim.light import LIGHTS, Light, light_preset
 from companion.sim.play import later_frame
-from companion.sim.render import make_camera, random_conditions, render_styled
+from companion.sim.render import render_styled
 from companion.sim.render_scene import random_board
-from companion.sim.styles import STYLES, TABLES
 from companion.vision.classify import SpaceReading
 from companion.vision.pieces import DEDUCED_SURE, assign_meeples, close_calls, meeples_at_home
 from companion.vision.reader import BoardReader
@@ -109,20 +108,6 @@ def test_read_board_says_why_a_deduced_meeple_is_unsure():
     assert _why_unsure(SpaceReading("spore", player="black", meeple="black", confidence=0.2, doubt=why)) == why
 
 
-def _group_board(style: str, light_name: str, seed: int, board_no: int, geo, codes):
-    """Board ``board_no`` of a ``bench/vision.py`` group, with what draws it again: (truth
-    board, camera, light, table, generator state before the board's frame was drawn)."""
-    group = seed * 1000 + sorted(STYLES).index(style) * 37 + LIGHTS.index(light_name)
-    lamp = light_preset(light_name, np.random.default_rng(group))
-    rng = np.random.default_rng((group, board_no))
-    board = random_board(rng, geo, codes)
-    cam = make_camera(geo, random_conditions(rng), SIZE)
-    light = Light(**{**lamp.__dict__, "glare_xy": (float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
-                     "glare_radius": float(rng.uniform(60, 160))})
-    table = sorted(TABLES)[int(rng.integers(3))]
-    return board, cam, light, table, rng.bit_generator.state
-
-
 def _draw(board, geo, style, light, cam, table, state):
     rng = np.random.Generator(np.random.PCG64())
     rng.bit_generator.state = state
@@ -150,7 +135,8 @@ def test_a_black_meeple_on_its_spore_that_looks_like_the_used_side_is_on_the_boa
     assert board["meeples"]["black"] == at and board["spores"]["black"]["used"] is True
     _assert_meeples_and_spores(reader.read(frame.image), board)
 
-    board1, cam, light, table, state = _group_board("meadow", "warm lamp", 11, 1, geo, codes)
+    board1, cam, light, table, rng = group_board("meadow", "warm lamp", 11, 1, geo, codes)
+    state = rng.bit_generator.state
     assert board1["meeples"]["black"] == board1["spores"]["black"]["at"] and board1["spores"]["black"]["used"] is False
     reader1 = BoardReader(geo, profile=reader.profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes)
     image1 = _draw(board1, geo, "meadow", light, cam, table, state)

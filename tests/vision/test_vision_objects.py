@@ -8,29 +8,25 @@ kept for the module: bands, meadow, inkline)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import cv2
 import numpy as np
 import pytest
+from bench_groups import SIZE, calibrate_group, group_board
 from test_vision_cli import run
 from vision_frames import shoot
 
 from calibration.intrinsics import Intrinsics
-from companion.sim.calibration import render_calibration_frames
-from companion.sim.light import LIGHTS, Light, light_preset
 from companion.sim.objects import random_object
-from companion.sim.render import make_camera, random_conditions, render_styled
+from companion.sim.render import render_styled
 from companion.sim.render_scene import random_board
-from companion.sim.styles import STYLES, TABLES, TUNING_STYLES, get_style
+from companion.sim.styles import TUNING_STYLES, get_style
 from companion.vision.covered import is_covered_reason
 from companion.vision.profile import load_profile
 from companion.vision.reader import BoardReader
 from companion.vision.unsure import LOW_CONFIDENCE
 
-SIZE = (1920, 1080)
 SKIN_BGR = (120, 150, 205)
 
 
@@ -107,42 +103,19 @@ _TABLES: dict = {}
 
 def _table(style: str, light_name: str, tmp_path_factory, geo):
     """A calibrated table as ``bench/vision.py`` sets it up (seed 2024): the style's layouts
-    photographed under the lamp and calibrated with ``calibrate pieces``.  Returns (profile,
-    lamp, group seed); cached for the module."""
-    if (style, light_name) in _TABLES:
-        return _TABLES[style, light_name]
-    from companion.cli import main
-
-    group = 2024 * 1000 + sorted(STYLES).index(style) * 37 + LIGHTS.index(light_name)
-    rng = np.random.default_rng(group)
-    lamp = light_preset(light_name, rng)
-    tables = sorted(TABLES)
-    cal_cam = make_camera(geo, random_conditions(rng), SIZE)
-    cal = render_calibration_frames(style, Light(**{**lamp.__dict__, "glare": 0.0}), int(rng.integers(1 << 30)), SIZE,
-                                    cal_cam, geo, tables[int(rng.integers(3))])
-    folder = tmp_path_factory.mktemp(f"{style}-{light_name.replace(' ', '-')}")
-    k, prof = folder / "k.json", folder / "profile.json"
-    Intrinsics(cal_cam.k, cal_cam.dist, SIZE, 0.0).save(k)
-    argv = ["calibrate", "pieces", "--intrinsics", str(k), "--out", str(prof)]
-    for i, f in enumerate(cal):
-        cv2.imwrite(str(folder / f"layout{i}.png"), f.image)
-        argv += ["--image", str(folder / f"layout{i}.png")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert main(argv) == 0
-    _TABLES[style, light_name] = (load_profile(prof), lamp, group)
+    photographed under the lamp and calibrated with ``calibrate pieces``.  Returns the profile;
+    cached for the module."""
+    if (style, light_name) not in _TABLES:
+        folder = tmp_path_factory.mktemp(f"{style}-{light_name.replace(' ', '-')}")
+        _TABLES[style, light_name] = load_profile(calibrate_group(style, light_name, 2024, folder, geo))
     return _TABLES[style, light_name]
 
 
 def _board_frame(style, light_name, board_no, tmp_path_factory, geo, codes, objects=None):
     """Board ``board_no`` of the bench's group, as a frame (with ``objects`` over it, built by a
     function of the board and camera); returns (reader, frame, board)."""
-    profile, lamp, group = _table(style, light_name, tmp_path_factory, geo)
-    rng = np.random.default_rng((group, board_no))
-    board = random_board(rng, geo, codes)
-    cam = make_camera(geo, random_conditions(rng), SIZE)
-    light = Light(**{**lamp.__dict__, "glare_xy": (float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
-                     "glare_radius": float(rng.uniform(60, 160))})
-    table = sorted(TABLES)[int(rng.integers(3))]
+    profile = _table(style, light_name, tmp_path_factory, geo)
+    board, cam, light, table, rng = group_board(style, light_name, 2024, board_no, geo, codes)
     obs = objects(board) if objects else None
     frame = render_styled(board, geo, style, light, rng=rng, size=SIZE, camera=cam, table=table, objects=obs)
     reader = BoardReader(geo, profile=profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes)
@@ -176,9 +149,8 @@ def test_a_phone_lying_on_the_board_is_reported_not_read(tmp_path_factory, geo, 
 def _meeple_on_a_tile(style, tmp_path_factory, geo, codes):
     """A board of the group whose player p has its meeple on a tile away from its spore:
     (board number, player, the tile (q, r), the spore (q, r))."""
-    _, _, group = _table(style, "daylight", tmp_path_factory, geo)
     for board_no in range(20):
-        board = random_board(np.random.default_rng((group, board_no)), geo, codes)
+        board = group_board(style, "daylight", 2024, board_no, geo, codes)[0]
         for p, at in sorted(board["meeples"].items()):
             spore = tuple(board["spores"][p]["at"])
             d = np.subtract(at, spore)
