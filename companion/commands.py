@@ -279,6 +279,9 @@ def _open_game(db: str, game: str | None, readonly: bool, pick):
 
 @_guard
 def cmd_export(args: argparse.Namespace) -> int:
+    """Print (or write to ``--out``) one game of a log as JSON; the log is ``--db`` or, without
+    it, the companion's own log.  Exit 2 with one sentence for a log that is not there."""
+    args.db = args.db or default_db()
     if not Path(args.db).is_file():
         from companion.eventlog import no_log_at
         raise InputError(no_log_at(args.db))

@@ -27,9 +27,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--style", default=REFERENCE, choices=[REFERENCE, *STYLES],
                    help=f"art of the copy (default {REFERENCE}: the copy the built-in profile knows; "
                         "woodcut and riso are held out from tuning, docs/simulated-camera.md)")
-    p.add_argument("--light", default="daylight", choices=LIGHTS,
+    p.add_argument("--light", default=None, choices=LIGHTS,
                    help="lamp, glare included (default daylight; a styled photo only: the reference copy has its own lamp)")
-    p.add_argument("--table", default="wood", choices=sorted(TABLES), help="table surface around the board (styled photo)")
+    p.add_argument("--table", default=None, choices=sorted(TABLES), help="table surface around the board (styled photo)")
     p.add_argument("--size", default="1920x1080", metavar="WxH", help="frame size in px (default 1920x1080)")
     p.add_argument("--seed", type=int, default=0, help="draws the camera pose, the lamp and the noise (default 0)")
     p.add_argument("--truth", metavar="T.json", help="also write what was drawn (board, homography, camera, light)")
@@ -82,6 +82,12 @@ def cmd_sim_photo(args: argparse.Namespace) -> int:
         out = Path(args.out)
         if not out.parent.is_dir():
             raise InputError(f"--out {out}: the folder {out.parent} does not exist")
+        if args.seed < 0:
+            raise InputError(f"--seed {args.seed}: give a whole number 0 or more")
+        if args.style == REFERENCE and (args.light or args.table):
+            raise InputError(f"--{'light' if args.light else 'table'} draws a styled photo only (--style "
+                             "bands, meadow, inkline, woodcut or riso): the reference copy has its own lamp and table")
+        args.light, args.table = args.light or "daylight", args.table or "wood"
     except (InputError, ValueError) as e:
         print(f"mycelium-companion sim-photo: {e}", file=sys.stderr)
         return 2
@@ -97,6 +103,8 @@ def cmd_sim_photo(args: argparse.Namespace) -> int:
     if args.truth:
         Path(args.truth).write_text(json.dumps(frame.truth, default=str))
     lit = f", light {args.light}, table {args.table}" if args.style != REFERENCE else ""
-    print(f"{out}: {size[0]}x{size[1]} px, style {args.style}{lit}, seed {args.seed}; "
-          f"read it with: mycelium-companion read-board {out}")
+    how = (f"read it with: mycelium-companion read-board {out}" if args.style == REFERENCE else
+           f"another copy's art: read it with 'mycelium-companion read-board {out} --profile P', P calibrated "
+           "with 'calibrate pieces' on that copy's layout photos (the built-in profile knows the reference copy)")
+    print(f"{out}: {size[0]}x{size[1]} px, style {args.style}{lit}, seed {args.seed}; {how}")
     return 0

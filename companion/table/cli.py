@@ -315,10 +315,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             if game.position.result is not None:   # nothing to resume: say only that, and what to do
                 print(f"That game, {_describe_game(game)}, is over: "
                       f"{game.position.result['reason']}. Nothing to resume: run the same command without "
-                      f"--resume for a new game ('mycelium-companion export --game {game.game_id}' keeps "
-                      "this one as JSON).")
+                      f"--resume for a new game ('mycelium-companion export"
+                      f"{f' --db {args.db}' if args.db else ''} --game {game.game_id}' keeps this one as JSON).")
                 source.close()
-                return 1
+                return 2   # refused, as a missing game or a damaged log is
             print(f"Resuming {_describe_game(game)} (log: {path})")
             if game.kind != "table":
                 print(f"Note: this was {SIMULATED_KINDS.get(game.kind, f'a {game.kind} game')}, not a game played at a "

@@ -30,7 +30,10 @@ from companion.vision.unsure import LOW_CONFIDENCE, unsure_keys, why_unsure
 
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``read-board`` to the top-level parser."""
-    p = sub.add_parser("read-board", help="read the board from an overhead camera photo")
+    p = sub.add_parser("read-board", help="read the board from an overhead camera photo",
+                       epilog="exit status: 0 read (unsure spaces are listed with their reason); 3 read, but "
+                              "something covers part of the board (a hand, a phone, a cup: move it off); 2 "
+                              "refused (unreadable image, no board found, bad profile or intrinsics)")
     p.add_argument("image", metavar="IMAGE", help="camera frame (any format OpenCV reads)")
     p.add_argument("--profile", metavar="P", help="profile JSON from 'calibrate pieces' (default: built-in)")
     p.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera' (undistorts the lens)")

@@ -424,11 +424,32 @@ def test_resuming_a_finished_game_says_only_that_it_is_over(tmp_path, camera):
     gid, reason = finished.game.game_id, finished.game.position.result["reason"]
     log.close()
     r = run_resume(db, camera, "--game", gid)
-    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "Resuming" not in r.stdout, r.stdout
     assert f"That game, table game {gid} (competitive, blue and orange)" in r.stdout and f"is over: {reason}." in r.stdout
     assert "run the same command without --resume for a new game" in r.stdout
-    assert f"'mycelium-companion export --game {gid}'" in r.stdout
+    # the export it suggests names the same log, and works as written
+    from companion.cli import main
+    suggested = f"mycelium-companion export --db {db} --game {gid}"
+    assert f"'{suggested}'" in r.stdout
+    assert main(suggested.split()[1:]) == 0
+
+
+def test_export_without_db_exports_from_the_companions_own_log(tmp_path, monkeypatch, capsys):
+    from companion.cli import main
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    db = tmp_path / "mycelium-companion" / "games.sqlite3"
+    db.parent.mkdir()
+    log = EventLog(db)
+    game = BotTable(GameConfig(), seed=5, log=log)
+    game.run()
+    log.close()
+    capsys.readouterr()
+    assert main(["export", "--game", game.game.game_id]) == 0
+    assert json.loads(capsys.readouterr().out)["game"] == game.game.game_id
+    db.unlink()
+    assert main(["export"]) == 2
+    assert "no game log at" in capsys.readouterr().err
 
 
 def test_a_demo_game_resumed_at_a_table_is_said_to_be_simulated(tmp_path, camera):

@@ -57,7 +57,8 @@ def test_a_styled_photo_under_another_light(tmp_path, capsys):
     assert main(["sim-photo", *common, "--out", str(ref)]) == 0
     assert main(["sim-photo", *common, "--out", str(styled), "--style", "riso", "--light", "glare 45",
                  "--table", "cloth"]) == 0
-    assert "style riso, light glare 45, table cloth, seed 3" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "style riso, light glare 45, table cloth, seed 3" in said and "--profile P" in said
     a, b = cv2.imread(str(ref)), cv2.imread(str(styled))
     assert a.shape == b.shape == (720, 1280, 3)
     assert cv2.absdiff(a, b).mean() > 10          # another copy of the game, not the reference art
@@ -67,6 +68,9 @@ def test_a_styled_photo_under_another_light(tmp_path, capsys):
     (["--size", "big"], "--size big: give width x height in px"),
     (["--out", "/no/such/folder/p.png"], "the folder /no/such/folder does not exist"),
     (["--out", "{tmp}/p.txt"], "cannot write"),
+    (["--seed", "-5"], "--seed -5: give a whole number 0 or more"),
+    (["--light", "glare 90"], "--light draws a styled photo only"),
+    (["--table", "cloth"], "--table draws a styled photo only"),
 ])
 def test_bad_arguments_are_one_sentence(tmp_path, capsys, extra, said):
     extra = [e.replace("{tmp}", str(tmp_path)) for e in extra]
