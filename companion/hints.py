@@ -254,6 +254,11 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
     return what + aim
 
 
+ORDINALS = ("the first", "the second", "the third", "the fourth", "the fifth")
+"""A tile's place in a hand, as the dashboard shows the hand left to right (rulebook 4: three
+tiles, more only in a moment of the turn)."""
+
+
 def _redraw_reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> str:
     """Why the cooperative spore redraw (4.d, first option): which space of the team's Forest
     Communication network (7.c) the player reaches, which green path it needs, and why the
@@ -287,7 +292,12 @@ def _redraw_reason(pos: Position, ed: Edition, move: dict[str, Any], bot: Greedy
     else:
         three_way = [c for c in pos.hands[player] if c != ROCK
                      and any(len(path.edges) >= 3 for path in parse_tile(c).paths)]
-        why = (f"{tile_words(gone)} goes, the tile least worth keeping: "
+        hand = list(pos.hands[player])
+        which = tile_words(gone)
+        if sum(tile_words(c) == which for c in hand) > 1:   # say which one, as the dashboard lays the hand out
+            i = hand.index(gone)
+            which += f" ({ORDINALS[i] if i < len(ORDINALS) else f'number {i + 1}'} in your hand, {gone})"
+        why = (f"{which} goes, the tile least worth keeping: "
                + ("it has no three-way path and another does" if three_way and gone not in three_way
                   else "none in hand fits the plan"))
     return f"{need}; no tile in your hand has it and the bag still does (4.d); {why}"

@@ -137,7 +137,10 @@ def test_the_spore_redraw_says_where_which_path_and_why_that_tile_goes(tmp_path,
     # without a rock the tile that goes is named, with why it is that one
     h = hint(_at_planned_space(["P012.Y3", "Y03", "Y12"]), ED)
     assert h.move["discard"] in ("Y03", "Y12"), h.move
-    assert "a yellow tile goes, the tile least worth keeping: it has no three-way path and another does" in h.reason
+    # two yellow tiles in hand: the one that goes is told apart, by its place in the hand
+    which = "the second" if h.move["discard"] == "Y03" else "the third"
+    assert (f"a yellow tile ({which} in your hand, {h.move['discard']}) goes, the tile least worth keeping: "
+            "it has no three-way path and another does") in h.reason, h.reason
     h = hint(_at_planned_space(["Y03", "Y12", "P0.Y2.G4"]), ED)
     assert h.move["mode"] == "redraw" and "none in hand fits the plan" in h.reason, h.reason
     # the command says the player's name once
