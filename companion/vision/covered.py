@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from companion.hexgrid import DIRECTIONS
+
 SEED_FIT = {"empty": -3.6, "rock": -3.4, "tile": -6.4, "tree": -7.0, "wood": -5.9, "soil": -5.9, "spore": -7.6}
 """Per kind read, the score under which a space is covered: about 0.5 below the least any
 clean space read as that kind scored on the tuning styles under daylight and the warm lamps
@@ -33,6 +35,12 @@ well: on the independent renderer's photos (``../shared/cases/vision``) every ki
 lower (:func:`frame_offset`), and the floors move down with it."""
 
 
+def fits(readings) -> np.ndarray:
+    """float64 (S,) the score of the piece read on each reading
+    (:attr:`companion.vision.classify.SpaceReading.fit`), NaN where none was kept."""
+    return np.array([np.nan if r.fit is None else r.fit for r in readings], np.float64)
+
+
 def frame_offset(fit, kinds: list[str]) -> float:
     """How much worse than :data:`REFERENCE_FIT` this frame's pieces fit: the median over the
     spaces not under their kind's :data:`SEED_FIT` of (score - reference of its kind), at most
@@ -40,10 +48,6 @@ def frame_offset(fit, kinds: list[str]) -> float:
     d = [f - REFERENCE_FIT[k] for f, k in zip(np.asarray(fit, np.float64), kinds)
          if k in REFERENCE_FIT and not np.isnan(f) and f >= SEED_FIT[k]]
     return min(0.0, float(np.median(d))) if d else 0.0
-
-
-STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
-"""Axial (q, r) steps to the six neighbours of a space."""
 
 
 def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
@@ -75,7 +79,7 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     todo = list(np.flatnonzero(seeds))
     while todo:
         q, r = spaces[todo.pop()]
-        for dq, dr in STEPS:
+        for dq, dr in DIRECTIONS:
             j = where.get((int(q) + dq, int(r) + dr))
             if j is not None and weak[j] and not out[j]:
                 out[j] = True

@@ -23,7 +23,7 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import covered_reason, covered_spaces, frame_offset
+from companion.vision.covered import covered_reason, covered_spaces, fits, frame_offset
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -116,6 +116,16 @@ def read_image(path: str | Path) -> np.ndarray:
     if img is None:   # truncated files too: OpenCV would return a partial picture
         raise UnreadableImageError(f"cannot read image {path}: {why}")
     return img
+
+
+def _whole(readings: list[SpaceReading], rows: np.ndarray, committed: list[SpaceReading] | None) -> list[SpaceReading]:
+    """The reading of every space: ``readings`` (those of the spaces ``rows``) where read, the
+    ``committed`` ones elsewhere (an incremental read); ``readings`` itself when ``committed`` is
+    ``None`` (a full read, ``rows`` every space)."""
+    if committed is None:
+        return readings
+    at = {int(s): i for i, s in enumerate(rows)}
+    return [readings[at[s]] if s in at else r for s, r in enumerate(committed)]
 
 
 class BoardReader:
@@ -314,15 +324,10 @@ class BoardReader:
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
-        glared = None if veil is None else veil[:len(self._space_pts)].reshape(len(evidence), -1).mean(1) >= GLARE_MIN_LEVEL
+        glared = self._glared(veil)
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
-        fit = np.array([np.nan if r.fit is None else r.fit for r in readings])
-        # the art's and the lamp's own level of fit, from every space (the committed ones in play)
-        at = {int(s): i for i, s in enumerate(rows)}
-        whole = readings if committed is None else [readings[at[s]] if s in at else r for s, r in enumerate(committed)]
-        offset = frame_offset([np.nan if r.fit is None else r.fit for r in whole], [r.kind for r in whole])
-        covered = covered_spaces(fit, [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows], clipped,
-                                 no_seed=owner_all[rows] >= 0, offset=offset)
+        whole = _whole(readings, rows, committed)
+        covered = self._covered(readings, rows, whole, clipped, no_seed=owner_all[rows] >= 0)
         if covered.any():
             # what shows over a covered space is the object, and any meeple may stand under it:
             # just under what places a meeple, so none is placed there, and none elsewhere wins
@@ -338,10 +343,7 @@ class BoardReader:
                 if p not in owner_all and home[p] not in set(rows[covered].tolist()):
                     under.append((int(home[p]), int(p)))
                     home[p] = -1
-        everywhere = list(committed) if committed is not None else [None] * len(evidence)
-        for i, s in enumerate(rows):
-            everywhere[s] = readings[i]
-        stand = may_stand(everywhere)  # a meeple never stands on a substrate, rock or tree
+        stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
         seen = owner_all >= 0
         owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home, stand)
         deduced = (owner_all >= 0) & ~seen
@@ -563,8 +565,7 @@ class BoardReader:
             readings, covered = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
                                                   hidden=self._hidden_core(reg), clipped=clipped)
         else:
-            fits, kinds = [np.nan if r.fit is None else r.fit for r in readings], [r.kind for r in readings]
-            covered = covered_spaces(fits, kinds, list(self.geo.spaces), clipped, offset=frame_offset(fits, kinds))
+            covered = self._covered(readings, np.arange(len(readings)), readings, clipped)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -575,6 +576,16 @@ class BoardReader:
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
+
+    def _covered(self, readings: list[SpaceReading], rows: np.ndarray, whole: list[SpaceReading],
+                 clipped: np.ndarray | None, no_seed: np.ndarray | None = None) -> np.ndarray:
+        """bool (n,) which of ``readings`` (those of the spaces ``rows``, int (n,)) something
+        covers (:func:`companion.vision.covered.covered_spaces`), against the floors lowered by
+        the frame's own level of fit taken over ``whole`` (every space: :func:`_whole`).
+        ``clipped``: bool (n,) spaces the camera clipped; ``no_seed``: bool (n,) spaces where a
+        meeple was seen."""
+        return covered_spaces(fits(readings), [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows],
+                              clipped, no_seed=no_seed, offset=frame_offset(fits(whole), [r.kind for r in whole]))
 
     def _glared(self, veil: np.ndarray | None) -> np.ndarray:
         """bool (S,) the spaces under the fitted glare spot ``veil`` (float32 (N, 3) linear
@@ -667,11 +678,7 @@ class BoardReader:
             if len(homes):
                 return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
         else:
-            at = {int(s): i for i, s in enumerate(rows)}
-            whole = [new[at[s]] if s in at else r for s, r in enumerate(old)]
-            offset = frame_offset([np.nan if r.fit is None else r.fit for r in whole], [r.kind for r in whole])
-            covered = covered_spaces([np.nan if r.fit is None else r.fit for r in new], [r.kind for r in new],
-                                     [self.geo.spaces[int(s)] for s in rows], clipped_rows, offset=offset)
+            covered = self._covered(new, rows, _whole(new, rows, old), clipped_rows)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
