@@ -21,7 +21,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from companion import tiles as tilecodes
 from companion.table.gating import StillnessGate
@@ -37,6 +37,31 @@ READER_STATUS = {"BoardNotFoundError": "no board", "UnreadableImageError": "unre
 MAX_FRAME_ERRORS = 50
 """Frames in a row that may fail in the loop before the companion stops and says why."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
+
+
+class PressTurn(NamedTuple):
+    """The turn an end-of-turn press of the bag reader's button was made in."""
+
+    round: int
+    """The position's ``turn_number`` when the press came."""
+    player: str
+    """The active player when the press came."""
+    after: str | None = None
+    """The player whose turn had just ended when the press came, before anything of
+    ``player``'s turn was logged or drawn (docs/table.md, "Early inputs"): the press is
+    theirs pressed twice or ``player``'s own before drawing, so the table is asked.
+    ``None`` for any other press."""
+
+
+class PendingInput(NamedTuple):
+    """A reader input waiting for the move it follows (at most :data:`PENDING_S`)."""
+
+    since: float
+    """When it started waiting (the loop's clock, seconds)."""
+    move: dict[str, Any]
+    """The ``draw`` or ``end_turn`` move it becomes."""
+    turn: PressTurn | None
+    """The turn an end-of-turn press belongs to; ``None`` for a draw."""
 
 
 def _times(n: int) -> str:
@@ -96,10 +121,8 @@ class LiveTable:
         self.gate = gate or StillnessGate()
         self.recorder = recorder
         self.clock = clock
-        # reader inputs waiting for the move they follow: (time, move, turn pressed in); the turn
-        # is (round, active player) for an end-turn press, None for a draw; a press that came
-        # right after a turn ended adds the player whose turn it was (the table is asked)
-        self.pending: deque[tuple[float, dict[str, Any], tuple[int, str] | None]] = deque()
+        # reader inputs waiting for the move they follow
+        self.pending: deque[PendingInput] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
                       "reads_in_play": 0, "last_read_changed": None, "reader_connects": 0, "reader_events": 0}
@@ -146,7 +169,7 @@ class LiveTable:
             if msg.kind == "choices_done" and self._awaiting_reading is not None:
                 self._committed = self._awaiting_reading
             self._awaiting_reading = None
-            self.pending = deque((self.clock(), m, turn) for _, m, turn in self.pending)
+            self.pending = deque(PendingInput(self.clock(), p.move, p.turn) for p in self.pending)
 
     @property
     def reader(self):
@@ -317,7 +340,7 @@ class LiveTable:
         if kind == "tile_drawn":
             with s.lock:
                 self.tilebag.follow(s.game.events)
-                seen = self.tilebag.sighting(ev["uid"], ev["tile"], (m.get("uid") for _, m, _ in self.pending))
+                seen = self.tilebag.sighting(ev["uid"], ev["tile"], (p.move.get("uid") for p in self.pending))
                 if seen.action == "repeat":
                     s.bus.publish("tag_repeat", {"uid": ev["uid"], "tile": ev["tile"], "place": seen.place,
                                                  "count": sum(self.tilebag.repeats.values()),
@@ -367,7 +390,7 @@ class LiveTable:
         (:meth:`_ask_press`) before it ends anyone's turn."""
         events = self.session.game.events
         return bool(events) and events[-1].move["action"] == "end_turn" and \
-            not any(m["action"] == "draw" for _, m, _ in self.pending)
+            not any(p.move["action"] == "draw" for p in self.pending)
 
     def _ask_press(self, move: dict[str, Any], before: str) -> None:
         """Ask whether a press that came right after ``before``'s turn ended (see
@@ -396,23 +419,23 @@ class LiveTable:
     def _submit_or_wait(self, move: dict[str, Any]) -> None:
         s = self.session
         pos = s.position
-        turn = (pos.turn_number, pos.active) if move["action"] == "end_turn" else None
+        turn = PressTurn(pos.turn_number, pos.active) if move["action"] == "end_turn" else None
         if turn is not None and self._press_after_turn_end():
-            turn = (*turn, s.game.events[-1].move["player"])   # pressed right after that player's turn
+            turn = turn._replace(after=s.game.events[-1].move["player"])   # pressed right after that player's turn
         if s.choices is not None:   # after the move that waits for the players' choices
-            self.pending.append((self.clock(), move, turn))
+            self.pending.append(PendingInput(self.clock(), move, turn))
             return
         verdict = s.game.check(move)
-        if verdict.legal and turn is not None and len(turn) > 2:
+        if verdict.legal and turn is not None and turn.after is not None:
             if s.question is None:
-                self._ask_press(move, turn[2])
+                self._ask_press(move, turn.after)
             else:
-                self.pending.append((self.clock(), move, turn))
+                self.pending.append(PendingInput(self.clock(), move, turn))
         elif verdict.legal:
             s.submit(move, source="reader")
             self._retry_pending()
         elif verdict.reason in RETRY_REASONS and s.question is None:
-            self.pending.append((self.clock(), move, turn))
+            self.pending.append(PendingInput(self.clock(), move, turn))
         else:
             s.submit(move, source="reader")  # held as illegal, with its reason
 
@@ -429,28 +452,28 @@ class LiveTable:
                 if move["action"] == "draw":
                     move = dict(move, player=drawing_player(s.position))
                 elif move["action"] == "end_turn":
-                    if turn is not None and turn[:2] != (s.position.turn_number, s.position.active):
+                    if turn is not None and (turn.round, turn.player) != (s.position.turn_number, s.position.active):
                         # a second press (a bounce, a press repeated while the first waited)
                         # of a turn that has ended since: it must not end the next player's turn
-                        s.bus.publish("button_ignored", {"message": f"An end-of-turn press of {turn[1]}'s turn "
+                        s.bus.publish("button_ignored", {"message": f"An end-of-turn press of {turn.player}'s turn "
                                                                     "came after that turn had ended: ignored."})
                         continue
                     move = dict(move, player=s.position.active)
                 legal = s.game.check(move).legal
-                if legal and turn is not None and len(turn) > 2:   # pressed right after a turn ended
+                if legal and turn is not None and turn.after is not None:   # pressed right after a turn ended
                     if s.question is None:
-                        self._ask_press(move, turn[2])
+                        self._ask_press(move, turn.after)
                     elif now - t < PENDING_S:
-                        self.pending.append((t, move, turn))
+                        self.pending.append(PendingInput(t, move, turn))
                     else:   # another question stayed open all along: say so, end no turn
-                        s.bus.publish("button_ignored", {"message": f"A press right after {turn[2]}'s turn ended "
+                        s.bus.publish("button_ignored", {"message": f"A press right after {turn.after}'s turn ended "
                                                                     f"was not taken: {move['player']}, press again to "
                                                                     "end the turn."})
                 elif legal:
                     s.submit(move, source="reader")
                     progress = True
                 elif now - t < PENDING_S:
-                    self.pending.append((t, move, turn))
+                    self.pending.append(PendingInput(t, move, turn))
                 else:
                     s.submit(move, source="reader")
 

@@ -174,6 +174,8 @@ def second_press_then_next_turn() -> tuple[TableSession, LiveTable, str, str]:
     assert second != first and [e.move["action"] for e in session.game.events] == ["place", "draw", "end_turn"]
     press(live)                         # the same player's second press, or orange's own?
     assert session.question is None and len(session.game.events) == 3
+    waiting = live.pending[-1].turn      # it waits, marked as pressed right after blue's turn
+    assert (waiting.player, waiting.after) == (second, first)
     place(session)
     draw(live, "04AA0002", truth.supplies.bag[-2])
     return session, live, first, second
