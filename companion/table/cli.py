@@ -353,6 +353,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             log.discard_if_empty(game.game_id)   # the start failed: no game to resume later
         return 2
     session = TableSession(game)
+    session.draws_on_dashboard = args.rfid == "none" and not args.replay   # no bag reader: draws are tapped in
     recorder = None
     if args.record:
         from companion.table.record import Recorder
@@ -532,8 +533,8 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
         try:
             check_port(args.rfid)
         except PortError as e:
-            return (f"--rfid: {e} (--rfid none runs the camera alone, to check it: without the reader no tile "
-                    "is drawn, so no placement can be played)")
+            return (f"--rfid: {e} (--rfid none plays without the reader: each draw is then entered on the "
+                    "dashboard with 'Drew a tile')")
     if not args.replay and not args.no_web:
         problem = port_busy(args.host, args.port)
         if problem:

@@ -326,7 +326,9 @@ class LiveTable:
             hidden = hidden_differences(s.position, after, [m for _, m in ex.matches])
             label = "; then ".join(parts) + (f" ({hidden})" if hidden else "")
             choices.append({"label": label, "moves": seq})
-        self._asked = s.ask("The camera sees the same board after each of these; which happened?", choices).id
+        self._asked = s.ask("The camera sees the same board after each of these; which happened?", choices,
+                            title="Which of these happened?",
+                            detail="The camera sees the same board after each of them.").id
 
     # --- tile bag -----------------------------------------------------------------------
     def on_reader_event(self, ev: dict[str, Any]) -> None:
@@ -397,10 +399,11 @@ class LiveTable:
         :meth:`_press_after_turn_end`) ends the active player's turn; "yes" plays ``move``."""
         s = self.session
         player = move["player"]
-        q = s.ask(f"The button was pressed right after {before}'s turn ended, before {player} drew: "
-                  f"does {player}'s turn end now?",
+        why = f"The button was pressed right after {before}'s turn ended, before {player} drew"
+        q = s.ask(f"{why}: does {player}'s turn end now?",
                   [{"label": f"Yes: {player} ends the turn", "moves": [move]},
-                   {"label": f"No: {before} pressed twice; {player}'s turn goes on", "moves": []}])
+                   {"label": f"No: {before} pressed twice; {player}'s turn goes on", "moves": []}],
+                  title=f"Does {player}'s turn end now?", detail=why + ".")
         self._asked_press = q.id
 
     def _settle_press_question(self, msg) -> None:

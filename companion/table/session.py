@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion import economy
+from companion import economy, rules
 from companion.edition import Edition, load_edition
 from companion.eventlog import EventLog
 from companion.game import Event, Game, StaleUndo
@@ -45,9 +45,13 @@ class Question:
     prompt: str
     choices: list[dict[str, Any]]          # each {"label": str, "moves": [move, ...]}
     on_answer: Callable[[int], None] | None = field(default=None, repr=False)
+    title: str | None = None
+    """What is asked, in a few words ("Does red's turn end now?"): the dashboard's heading."""
+    detail: str | None = None
+    """Why it is asked, shown under the title (``prompt`` says both in one sentence)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "prompt": self.prompt,
+        return {"id": self.id, "prompt": self.prompt, "title": self.title or self.prompt, "detail": self.detail,
                 "choices": [{"label": c["label"], "moves": c.get("moves", [])} for c in self.choices]}
 
 
@@ -69,6 +73,9 @@ class TableSession:
         self.choices: ChoicePrompt | None = None
         """A legal move waiting for the players' choices (7.c, 5); see :meth:`choose`."""
         self.status: dict[str, str] = {"camera": "none", "reader": "none"}
+        self.draws_on_dashboard = False
+        """True when the table has no bag reader (``run --rfid none``): the state offers the
+        player who draws next the tiles still in the bag (``draw``), to enter on the dashboard."""
         self.status_detail: dict[str, str] = {}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
@@ -246,10 +253,13 @@ class TableSession:
             except StaleUndo as e:  # pragma: no cover - checked above under the same lock
                 raise SessionError(str(e)) from None
 
-    def ask(self, prompt: str, choices: list[dict[str, Any]], on_answer: Callable[[int], None] | None = None) -> Question:
-        """Put a question to the table (two readings fit); the answer calls ``on_answer``."""
+    def ask(self, prompt: str, choices: list[dict[str, Any]], on_answer: Callable[[int], None] | None = None, *,
+            title: str | None = None, detail: str | None = None) -> Question:
+        """Put a question to the table (two readings fit); the answer calls ``on_answer``.
+        ``prompt`` is the whole question in one sentence (the terminal prints it); ``title``
+        (what is asked) and ``detail`` (why) split it for the dashboard's banner."""
         with self.lock:
-            self.question = Question(uuid.uuid4().hex[:8], prompt, choices, on_answer)
+            self.question = Question(uuid.uuid4().hex[:8], prompt, choices, on_answer, title, detail)
             self.bus.publish("question", self.question.to_json())
             return self.question
 
@@ -358,6 +368,7 @@ class TableSession:
                 "fixes": list(game.fixes[-log_tail:]),
                 "status": dict(self.status),
                 "status_detail": dict(self.status_detail),
+                "draws_on_dashboard": self.draws_on_dashboard,
             }
         out = self._compute_state(game, seq, snap)
         with self.lock:
@@ -402,6 +413,7 @@ class TableSession:
             "status_detail": snap["status_detail"],
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
+            "draw": draw_offer(pos, ed) if snap["draws_on_dashboard"] and snap["choices"] is None else None,
         }
 
     @staticmethod
@@ -456,3 +468,19 @@ def panels(pos: Position, ed: Edition, live: bool = True) -> tuple[list[dict[str
 
 
 __all__ = ["TableSession", "SessionError", "Question", "card_json", "panels"]
+
+
+def draw_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
+    """What a table without a bag reader enters on the dashboard: ``{"player": colour, "tiles":
+    [{"code": canonical code, "left": count in the bag}, ...]}`` for the player a drawn tile
+    goes to (:func:`companion.table.live.drawing_player`), listing each tile type still in the
+    bag that they may draw now (rulebook 3 and 4.a.3); ``None`` when nobody may draw (a full
+    hand, a placement still to make, an empty bag, the game over)."""
+    from companion.table.live import drawing_player
+    if pos.result is not None or pos.bag <= 0:
+        return None
+    player = drawing_player(pos)
+    left = pos.bag_tiles if pos.bag_tiles is not None else ed.bag_composition(max(len(pos.colors), 2))
+    tiles = [{"code": code, "left": n} for code, n in sorted(left.items()) if n > 0
+             and rules.check(pos, {"player": player, "action": "draw", "tile": code}, ed).legal]
+    return {"player": player, "tiles": tiles} if tiles else None

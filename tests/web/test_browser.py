@@ -24,13 +24,11 @@ pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
                                 reason="Debian's chromium is not installed (.ci/run installs it: apt-get install -y chromium)")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+@pytest.fixture
+def browser(chromium):
+    """The Chromium of the whole run (``conftest.chromium``), under the name the browser-test
+    modules import from here."""
+    return chromium
 
 
 @pytest.fixture

@@ -7,18 +7,12 @@ from __future__ import annotations
 import pytest
 
 from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
-from web.demo import demo_session
-from web.server import serve
-from webtools import PIN, play_turns
+from webtools import PIN
 
 
 @pytest.fixture
-def table():
-    s = demo_session("competitive", 3, seed=11, options={"hints": True})
-    play_turns(s, 12)
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+def table(shared_table):
+    return shared_table("competitive", 3, 11, turns=12, options={"hints": True})   # hints only read
 
 
 def inside(box, w, h):
@@ -62,10 +56,8 @@ def test_what_can_i_do_opens_the_plan_inside_the_screen(browser, table, size):
         page.close()
 
 
-def test_no_hint_button_while_the_table_rule_is_off(browser):
-    s = demo_session("competitive", 2, seed=5)
-    play_turns(s, 3)
-    srv = serve(s, port=0, pin=PIN, announce=False)
+def test_no_hint_button_while_the_table_rule_is_off(browser, fresh_table):
+    s, srv = fresh_table("competitive", 2, 5, turns=3)     # a new game is started: this test's own
     page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     try:
         page.goto(srv.local_url)
@@ -87,13 +79,10 @@ def test_no_hint_button_while_the_table_rule_is_off(browser):
         assert "spore" in page.locator("#hint-move").inner_text()    # set-up: where to put the spore
     finally:
         page.close()
-        srv.shutdown()
 
 
-def test_in_cooperative_play_the_box_says_what_the_team_still_needs(browser):
-    s = demo_session("cooperative", 3, seed=11, options={"hints": True})
-    play_turns(s, 6)
-    srv = serve(s, port=0, pin=PIN, announce=False)
+def test_in_cooperative_play_the_box_says_what_the_team_still_needs(browser, shared_table):
+    s, srv = shared_table("cooperative", 3, 11, turns=6, options={"hints": True})
     page, errors = open_page(browser, srv.local_url, 390, 844)
     try:
         page.locator(f".player.active[data-color={s.position.active}] #btn-hint").click()
@@ -104,4 +93,3 @@ def test_in_cooperative_play_the_box_says_what_the_team_still_needs(browser):
         assert errors == []
     finally:
         page.close()
-        srv.shutdown()

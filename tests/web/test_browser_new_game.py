@@ -7,17 +7,12 @@ from __future__ import annotations
 import pytest
 
 from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401
-from web.demo import demo_session
-from web.server import serve
 from webtools import PIN
 
 
 @pytest.fixture
-def table():
-    s = demo_session("cooperative", 3, seed=13)
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+def table(shared_table):
+    return shared_table("cooperative", 3, 13)      # the dialogs are opened, no game is started
 
 
 def test_team_mode_with_three_players_is_said_before_starting(browser, table):
@@ -64,12 +59,9 @@ def unlocked_new_game(browser, srv, width, height):
     return page, errors
 
 
-@pytest.fixture(scope="module")
-def team_table():
-    s = demo_session("team", 4, seed=13)
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+@pytest.fixture
+def team_table(shared_table):
+    return shared_table("team", 4, 13)
 
 
 SIZES = [(1280, 800), (800, 1280), (360, 740)]

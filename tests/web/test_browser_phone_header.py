@@ -8,9 +8,7 @@ from __future__ import annotations
 import pytest
 
 from test_browser import ARTIFACTS, CHROMIUM, browser, open_page, pytestmark  # noqa: F401
-from web.demo import demo_session
-from web.server import serve
-from webtools import PIN, play_turns
+from webtools import served
 
 PHONES = [(390, 844), (360, 740)]
 
@@ -29,13 +27,10 @@ SHOWN_WHOLE = """(sel) => [...document.querySelectorAll(sel)].filter(e => e.offs
 
 @pytest.fixture(scope="module")
 def table():
-    s = demo_session("team", 4, seed=13)
-    play_turns(s, 6)
-    s.set_status("camera", "stalled", "no frame for 2 s; reopening the camera")
-    s.set_status("reader", "disconnected", "io error: unplugged")
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+    with served("team", 4, 13, turns=6) as (s, srv):   # its own: the statuses are set on it
+        s.set_status("camera", "stalled", "no frame for 2 s; reopening the camera")
+        s.set_status("reader", "disconnected", "io error: unplugged")
+        yield s, srv
 
 
 @pytest.mark.parametrize("size", PHONES, ids=lambda s: f"{s[0]}x{s[1]}")

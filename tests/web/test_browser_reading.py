@@ -18,13 +18,9 @@ from webtools import PIN, play_turns
 SIZES = [(1280, 800), (768, 1024), (390, 844)]
 
 
-@pytest.fixture(scope="module", params=["cooperative", "team"])
-def table(request):
-    s = demo_session(request.param, 4, seed=13)
-    play_turns(s, 14)
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+@pytest.fixture(params=["cooperative", "team"])
+def table(request, shared_table):
+    return shared_table(request.param, 4, 13, turns=14)
 
 
 CUT = """(sel) => [...document.querySelectorAll(sel)].filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""

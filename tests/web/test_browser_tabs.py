@@ -9,19 +9,13 @@ import time
 import pytest
 
 from test_browser import CHROMIUM, browser, pytestmark  # noqa: F401  (fixture and skip reused)
-from web.demo import demo_session
-from web.server import serve
 from webtools import PIN, play_turns
 
 
 @pytest.fixture
-def table():
-    s = demo_session("competitive", 3, seed=9)
-    play_turns(s, 4)
+def table(fresh_table):
     # a closed tab's stream is noticed at the next write: keepalives every second, not 15 s
-    srv = serve(s, port=0, pin=PIN, announce=False, config={"SSE_KEEPALIVE_S": 1.0})
-    yield s, srv
-    srv.shutdown()
+    return fresh_table("competitive", 3, 9, turns=4, config={"SSE_KEEPALIVE_S": 1.0})
 
 
 def wait_streams(srv, n, timeout=8.0):

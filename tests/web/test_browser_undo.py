@@ -7,18 +7,12 @@ import pytest
 
 from companion.movegen import legal_moves
 from test_browser import CHROMIUM, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
-from web.demo import demo_session
-from web.server import serve
-from webtools import PIN, play_turns
+from webtools import PIN
 
 
 @pytest.fixture
-def table():
-    s = demo_session("competitive", 2, seed=5)
-    play_turns(s, 6)
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+def table(fresh_table):
+    return fresh_table("competitive", 2, 5, turns=6)
 
 
 def unlock(page):

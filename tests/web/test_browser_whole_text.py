@@ -10,22 +10,15 @@ from __future__ import annotations
 import pytest
 
 from test_browser import ARTIFACTS, CHROMIUM, browser, open_page, pytestmark  # noqa: F401
-from web.demo import demo_session
-from web.server import serve
-from webtools import PIN
-
 PHONES = [(360, 740), (390, 844)]
 
 NAMES_CUT = """() => [...document.querySelectorAll('#tab-market .cname strong')]
   .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
 
 
-@pytest.fixture(scope="module")
-def table():
-    s = demo_session("cooperative", 3, seed=13)
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+@pytest.fixture
+def table(shared_table):
+    return shared_table("cooperative", 3, 13)
 
 
 @pytest.mark.parametrize("size", PHONES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -4,6 +4,8 @@ browser-like test client (cookie jar + CSRF token)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from companion.movegen import legal_moves
 from companion.selfplay import BotTable
@@ -46,3 +48,22 @@ class Browser:
 
     def unlock(self, pin=PIN):
         return self.post("/api/unlock", {"pin": pin})
+
+
+@contextmanager
+def served(mode: str, players: int, seed: int, turns: int = 0, options: dict | None = None,
+           config: dict | None = None) -> Iterator[tuple]:
+    """``(session, server)``: a demo game of ``players`` in ``mode`` dealt with ``seed``, moved
+    on ``turns`` turns by the bots, served on a loopback port with :data:`PIN` (``options``:
+    table rules; ``config``: the Flask settings, e.g. ``SSE_KEEPALIVE_S``); shut down on
+    leaving."""
+    from web.demo import demo_session
+    from web.server import serve
+    s = demo_session(mode, players, seed=seed, options=options)
+    if turns:
+        play_turns(s, turns)
+    srv = serve(s, port=0, pin=PIN, announce=False, config=config)
+    try:
+        yield s, srv
+    finally:
+        srv.shutdown()

@@ -33,10 +33,18 @@
   function chip(color, extra) {
     return h("span", { class: "pchip p-" + color, title: color }, INITIAL[color] || "?", extra ? " " + extra : "");
   }
+  /** A short message above the table inputs (never over a button a player needs: the inputs
+   * sit at the bottom on every layout); a tap dismisses it. */
   function toast(msg, bad) {
     const t = $("#toast");
     if ($("#dlg").open) { if (bad) dlgError(msg); return; }   // nothing shows under a dialog: its errors go in it
     t.textContent = msg; t.className = bad ? "bad" : ""; t.hidden = false;
+    const bar = $("#actions").getBoundingClientRect();
+    t.style.bottom = bar.height ? `${Math.max(8, window.innerHeight - bar.top + 8)}px` : "";
+    if (bar.height) {   // landscape: the inputs lie under the board only; keep the toast over the board too
+      t.style.left = `${(bar.left + bar.right) / 2}px`;
+      t.style.maxWidth = `${Math.max(200, bar.width - 16)}px`;
+    }
     clearTimeout(toast.timer);
     toast.timer = setTimeout(hideToast, bad ? 6000 : 3000);
   }
@@ -354,8 +362,11 @@
     } else ill.hidden = true;
     const q = $("#question-banner");
     if (S.question && !replay) {
-      q.replaceChildren(h("strong", {}, "? "), S.question.prompt,
-        ...S.question.choices.map((c, i) => h("button", { type: "button", class: "answer", onclick: () => send("answer", { id: S.question.id, choice: i }, "Answered.") }, c.label)));
+      // the heading says what is asked; why, in smaller type under it; the answers side by side
+      q.replaceChildren(h("span", { class: "msg" }, h("strong", { class: "q-title" }, S.question.title || S.question.prompt),
+        S.question.detail ? h("span", { class: "q-detail" }, " " + S.question.detail) : ""),
+        h("div", { class: "answers" }, ...S.question.choices.map((c, i) => h("button", { type: "button", class: "answer",
+          onclick: () => send("answer", { id: S.question.id, choice: i }, "Answered.") }, c.label))));
       q.hidden = false;
     } else q.hidden = true;
     renderChoices();
@@ -433,15 +444,17 @@
       const active = p.active && !pos.result;  // after the game nobody is to play
       const row = h("div", { class: "player" + (active ? " active" : ""), "data-color": p.color,
         title: `${cap(p.color)}: ${p.vp} VP, ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}, ${spore}` },
-        h("div", { class: "pname" }, chip(p.color), h("span", { class: "pn" }, cap(p.color) + (p.team ? ` · team ${p.team}` : "")), active ? h("span", { class: "turnmark" }, "▶ to play") : "",
+        h("div", { class: "pname" }, chip(p.color), h("span", { class: "pn" }, cap(p.color)),
+          p.team ? h("span", { class: "pteam", title: `${cap(p.color)} plays in team ${p.team}` }, `team ${p.team}`) : "", active ? h("span", { class: "turnmark" }, "▶ to play") : "",
           h("span", { class: "spore-state " + (p.spore && !p.spore.used ? "ready" : "") }, spore)),
         hand,
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
           h("span", { class: "vp" }, `${p.vp} VP`, h("span", { class: "ncards" }, ` · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`))),
-        active && (p.open_actions.length || hintsOn())
-          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, p.open_actions.length ? "Still open: " + p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ") : "",
-            hintsOn() && !replay ? h("button", { type: "button", id: "btn-hint", class: "hint", onclick: hintDialog }, "What can I do?") : "") : "");
+        (active && (p.open_actions.length || hintsOn())) || drawsHere(p.color)
+          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, active && p.open_actions.length ? "Still open: " + p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ") : "",
+            drawsHere(p.color) ? h("button", { type: "button", id: "btn-draw", class: "draw", onclick: drawDialog }, "Drew a tile") : "",
+            active && hintsOn() && !replay ? h("button", { type: "button", id: "btn-hint", class: "hint", onclick: hintDialog }, "What can I do?") : "") : "");
       return row;
     }));
   }
@@ -587,6 +600,29 @@
     const body = [h("p", {}, `${cap(S.position.active)} buys ${card.name} (${card.vp} VP).`), h("p", {}, ...cost(card, S.position))];
     if (sets.length) body.push(h("p", { class: "detail" }, "Paid with " + sets.map(s => `${s.pick} of the ${s.color} tiles on ${s.tiles.length} spaces`).join(" or ") + "; take them off the board."));
     openDialog("Confirm purchase", body, [{ label: "Confirm purchase", primary: true, id: "buy-confirm", onclick: () => send("buy", { card: card.id }, `${card.name} bought.`) }]);
+  }
+
+  // --- a table without a bag reader: the drawn tile is tapped in ----------------------------------
+  function drawsHere(color) { return !!(S && S.draw && !replay && S.draw.player === color); }
+  /** The tiles still in the bag as the hand shows them (picture and code), in a grid to tap;
+   * Confirm plays the draw.  A draw cannot be undone (the tile left the bag), so a tap only
+   * picks, it never sends. */
+  function drawDialog() {
+    const offer = S.draw;
+    if (!offer) return;
+    const who = cap(offer.player);
+    let picked = null;
+    const ok = h("button", { type: "button", class: "primary", id: "draw-ok", disabled: true }, "Confirm");
+    const grid = h("div", { class: "drawpick", role: "radiogroup", "aria-label": "Tiles in the bag" }, ...offer.tiles.map(t =>
+      h("button", { type: "button", role: "radio", "aria-checked": "false", "data-code": t.code, title: t.code === "ROCK" ? "a rock" : "tile " + t.code,
+        onclick: (e) => {
+          for (const b of grid.children) { b.classList.remove("on"); b.setAttribute("aria-checked", "false"); }
+          e.currentTarget.classList.add("on"); e.currentTarget.setAttribute("aria-checked", "true");
+          picked = t.code; ok.disabled = false; ok.textContent = `Confirm: ${who} drew ${t.code === "ROCK" ? "a rock" : t.code}`;
+        } }, MycBoard.tileIcon(t.code, HAND_PX), h("span", { class: "code" }, t.code === "ROCK" ? "Rock" : t.code), h("span", { class: "left" }, `×${t.left}`))));
+    openDialog(`${who} drew a tile`, [h("p", { class: "detail" }, `Tap the tile ${who} took from the bag (${S.bag} left; a draw cannot be undone).`), grid], []);
+    $("#dlg-buttons").prepend(ok);
+    ok.onclick = () => { if (picked) send("move", { move: { player: offer.player, action: "draw", tile: picked } }, `${who} drew ${picked}.`); };
   }
 
   // --- "What can I do?" (table rule ``hints``) -------------------------------------------------
@@ -832,6 +868,7 @@
   // --- wiring ---------------------------------------------------------------------------------
   function wire() {
     $("#btn-join").onclick = joinDialog;
+    $("#toast").onclick = hideToast;
     $("#btn-lock").onclick = async () => {
       if (!unlocked()) return withPin(null);
       // the unlock lives on the server: Lock ends it there, for this tablet or for all of them
