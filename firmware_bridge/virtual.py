@@ -59,6 +59,8 @@ class VirtualReader:
     ``drop``: probability (0..1) that one byte of a frame is lost.
     ``heartbeat_ms``: companion HEARTBEAT period.  ``repeat_ms`` / ``present_ms``: how
     often an RDM6300 repeats a frame and how long a drawn tag stays in the field.
+    ``clock``: the device's seconds (monotonic); a test may give the host and the device one
+    clock it moves on itself, so timings hold however loaded the machine is.
     """
 
     def __init__(
@@ -78,10 +80,12 @@ class VirtualReader:
         protocol: int = P.PROTOCOL_VERSION,
         legacy_hello: bool = False,
         pn532_poll_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if kind not in ("companion", "rdm6300", "pn532"):
             raise ValueError(f"unknown reader kind {kind!r}")
         self.kind = kind
+        self._clock = clock
         self.noise = noise
         self.drop = drop
         self._rng = random.Random(seed)
@@ -118,6 +122,8 @@ class VirtualReader:
         self._pn_rx = pn532.FrameParser()
         self.received = bytearray()
         """Every byte the host wrote, across connections."""
+        self.sent = 0
+        """Bytes written to the host, across connections (lost ones not counted)."""
         self.commands: list[P.Frame] = []
         """Host commands received (companion), in order: tests read LED/BEEP from here."""
 
@@ -203,12 +209,12 @@ class VirtualReader:
         with self._lock:
             self.resets += 1
             lo, hi = self.bootloader_s
-            self._booting_until = time.monotonic() + (lo if hi <= lo else self._rng.uniform(lo, hi))
+            self._booting_until = self._clock() + (lo if hi <= lo else self._rng.uniform(lo, hi))
 
     @property
     def booting(self) -> bool:
         """True while the bootloader runs after a reset."""
-        return time.monotonic() < self._booting_until
+        return self._clock() < self._booting_until
 
     def _hello(self) -> P.Frame:
         if self.legacy_hello:
@@ -219,7 +225,7 @@ class VirtualReader:
     def schedule(self, delay: float, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the device thread after ``delay`` seconds."""
         with self._lock:
-            heapq.heappush(self._tasks, (time.monotonic() + delay, next(self._tick), fn))
+            heapq.heappush(self._tasks, (self._clock() + delay, next(self._tick), fn))
 
     # -- what a person does at the table -------------------------------------------------
     def draw(self, uid: bytes) -> None:
@@ -229,7 +235,7 @@ class VirtualReader:
             with self._lock:
                 if self.health and self.health & P.HEALTH_NO_CHIP:
                     return  # no chip: nothing is read
-                if self._booting_until and time.monotonic() < self._booting_until:
+                if self._booting_until and self._clock() < self._booting_until:
                     self._deferred.append(uid)  # read when the firmware starts
                     return
             self.event(P.TAG, bytes([len(uid)]) + uid)
@@ -241,7 +247,7 @@ class VirtualReader:
                 self.schedule(k * self._repeat, lambda: self._write_noisy(frame))
         else:
             with self._lock:
-                self._field.append((time.monotonic() + self._present, uid))
+                self._field.append((self._clock() + self._present, uid))
 
     def press(self, kind: str = "press") -> None:
         """The button (companion only): ``"press"`` or ``"long"``."""
@@ -281,7 +287,7 @@ class VirtualReader:
             if self.kind == "companion" and not self._host_open:
                 return  # the Nano's USB chip drops what no program reads
             try:
-                os.write(self._master, data)
+                self.sent += os.write(self._master, data)
             except (BlockingIOError, OSError):
                 pass  # nobody reading and the buffer is full: lost, as on a real link
 
@@ -324,7 +330,7 @@ class VirtualReader:
                         self.reset()  # the auto-reset capacitor pulses RESET
 
     def _run(self) -> None:
-        next_beat = time.monotonic() + self._heartbeat
+        next_beat = self._clock() + self._heartbeat
         booting = False
         while not self._stop.is_set():
             fd = self._master
@@ -345,7 +351,7 @@ class VirtualReader:
                         data = b""
             else:
                 time.sleep(0.002)
-            now = time.monotonic()
+            now = self._clock()
             if self.kind == "companion" and now < self._booting_until:
                 booting = True
                 continue  # the bootloader: host bytes are lost, the firmware is not running
@@ -422,7 +428,7 @@ class VirtualReader:
             self._send(P.Frame(P.NAK, self.last_seq, ack + bytes([P.NAK_UNKNOWN])))
 
     def _pn532_command(self, data: bytes) -> None:
-        now = time.monotonic()
+        now = self._clock()
         if now < self._pn532_busy_until:
             self.pn532_overlaps += 1
         self._write(pn532.ACK)
@@ -430,7 +436,7 @@ class VirtualReader:
         if code == pn532.CMD_GET_FIRMWARE_VERSION:
             reply = bytes([0x03, 0x32, 0x01, 0x06, 0x07])
         elif code == pn532.CMD_IN_LIST_PASSIVE_TARGET:
-            now = time.monotonic()
+            now = self._clock()
             with self._lock:
                 self._field = [(t, u) for t, u in self._field if t > now]
                 uid = self._field[0][1] if self._field else None

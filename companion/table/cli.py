@@ -694,7 +694,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser("run", help="the real table: camera + tile-bag reader + rules + dashboard")
     _common(p)
     p.add_argument("--camera", default="picamera2", help="picamera2, a webcam index (0), a video file, a folder or a URL")
-    p.add_argument("--rfid", default="auto", help="serial port of the bag reader, 'auto' (USB id) or 'none'")
+    p.add_argument("--rfid", default="auto", help="serial port of the bag reader, 'auto' (USB id) or 'none' (each draw is entered on the dashboard)")
     p.add_argument("--driver", choices=["companion", "rdm6300", "pn532"], default="companion")
     p.add_argument("--registry", default=None, help="tag registry file (default: the one 'rfid enroll' writes)")
     p.add_argument("--colors", default=None, help="player colours in turn order, e.g. blue,orange,red")
