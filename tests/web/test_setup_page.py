@@ -80,8 +80,7 @@ def test_setup_page_needs_the_pin_and_shows_the_latest_frame(frames):
 
 
 @pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
-def test_setup_page_in_chromium(frames):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_setup_page_in_chromium(frames, chromium):
     geo, _, glare = frames
     import threading
 
@@ -95,29 +94,27 @@ def test_setup_page_in_chromium(frames):
     threading.Thread(target=camera, daemon=True).start()
     srv = DashboardServer(setup_app(feed, pin=PIN), "127.0.0.1", 0).start()
     try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1800, "height": 900}, bypass_csp=True)
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(srv.local_url + "setup")
-            page.fill("#pin", PIN)
-            page.click("#unlock button")
-            page.wait_for_selector("body[data-rendered='1']", timeout=20000)
-            page.wait_for_function("document.getElementById('shot').naturalWidth > 0", timeout=20000)
-            assert "move the lamp" in page.locator("#advice").inner_text()
-            # while the camera sends, the picture is live (a loaded machine may take a refresh or two)
-            page.wait_for_function("document.getElementById('status').textContent === 'Camera needs attention'",
-                                   timeout=20000)
-            assert not page.locator("#stale").is_visible()
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "setup-page.png"))
-            stopped.set()  # the camera is unplugged
-            page.wait_for_selector("#stale:visible", timeout=20000)
-            assert "No new frame for" in page.locator("#stale").inner_text()
-            assert "is the camera connected?" in page.locator("#stale").inner_text()
-            assert page.locator("#status").inner_text() == "No live picture"
-            browser.close()
+        page = chromium.new_page(viewport={"width": 1800, "height": 900}, bypass_csp=True)   # the run's Chromium (conftest)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.local_url + "setup")
+        page.fill("#pin", PIN)
+        page.click("#unlock button")
+        page.wait_for_selector("body[data-rendered='1']", timeout=20000)
+        page.wait_for_function("document.getElementById('shot').naturalWidth > 0", timeout=20000)
+        assert "move the lamp" in page.locator("#advice").inner_text()
+        # while the camera sends, the picture is live (a loaded machine may take a refresh or two)
+        page.wait_for_function("document.getElementById('status').textContent === 'Camera needs attention'",
+                               timeout=20000)
+        assert not page.locator("#stale").is_visible()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "setup-page.png"))
+        stopped.set()  # the camera is unplugged
+        page.wait_for_selector("#stale:visible", timeout=20000)
+        assert "No new frame for" in page.locator("#stale").inner_text()
+        assert "is the camera connected?" in page.locator("#stale").inner_text()
+        assert page.locator("#status").inner_text() == "No live picture"
+        page.close()
         assert errors == []
     finally:
         stopped.set()
