@@ -191,12 +191,10 @@ def test_a_restarted_server_resets_the_page(browser):
 
 
 @pytest.fixture
-def eventful():
+def eventful(fresh_table):
     """A game with a stalled camera, a space fixed by hand, a used spore or two, and an illegal
     placement held: everything the page can show at once."""
-    from webtools import play_turns
-    s = demo_session("competitive", 3, seed=11)
-    play_turns(s, 14)
+    s, srv = fresh_table("competitive", 3, 11, turns=14)
     s.set_status("camera", "stalled")
     s.set_status("reader", "connected")
     pos = s.position
@@ -205,9 +203,7 @@ def eventful():
     tree = sorted(pos.trees)[0]
     tile = next(c for c in pos.hands[pos.active] if c != "ROCK")
     s.submit({"player": pos.active, "action": "place", "tile": tile, "at": list(tree), "rotation": 0}, source="camera")
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    yield s, srv
-    srv.shutdown()
+    return s, srv
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1024, 768), (800, 1280), (768, 1024)], ids=lambda s: f"{s[0]}x{s[1]}")

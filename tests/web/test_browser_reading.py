@@ -11,9 +11,6 @@ from __future__ import annotations
 import pytest
 
 from test_browser import ARTIFACTS, CHROMIUM, browser, open_page, pytestmark  # noqa: F401
-from web.demo import demo_session
-from web.server import serve
-from webtools import PIN, play_turns
 
 SIZES = [(1280, 800), (768, 1024), (390, 844)]
 
@@ -129,18 +126,13 @@ def test_a_covered_space_shows_its_label_on_hover(browser, table):
     page.close()
 
 
-def test_after_the_game_nobody_is_to_play(browser):
-    s = demo_session("competitive", 2, seed=3)
-    table = play_turns(s, 400)
+def test_after_the_game_nobody_is_to_play(browser, shared_table):
+    s, srv = shared_table("competitive", 2, 3, turns=400)
     assert s.position.result is not None, "the bots did not finish the game"
-    srv = serve(s, port=0, pin=PIN, announce=False)
-    try:
-        page, errors = open_page(browser, srv.local_url)
-        turn = page.locator("#turn").inner_text()
-        assert "Game over" in turn and "to play" not in turn
-        assert page.locator(".player.active, .turnmark").count() == 0
-        assert page.locator("#tab-market .buy").count() == 0 and "for " not in page.locator("#tab-market").inner_text()
-        assert errors == []
-        page.close()
-    finally:
-        srv.shutdown()
+    page, errors = open_page(browser, srv.local_url)
+    turn = page.locator("#turn").inner_text()
+    assert "Game over" in turn and "to play" not in turn
+    assert page.locator(".player.active, .turnmark").count() == 0
+    assert page.locator("#tab-market .buy").count() == 0 and "for " not in page.locator("#tab-market").inner_text()
+    assert errors == []
+    page.close()
