@@ -476,11 +476,13 @@ def draw_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
     goes to (:func:`companion.table.live.drawing_player`), listing each tile type still in the
     bag that they may draw now (rulebook 3 and 4.a.3); ``None`` when nobody may draw (a full
     hand, a placement still to make, an empty bag, the game over)."""
+    from companion.bag_contents import tiles_in_bag
     from companion.table.live import drawing_player
     if pos.result is not None or pos.bag <= 0:
         return None
     player = drawing_player(pos)
-    left = pos.bag_tiles if pos.bag_tiles is not None else ed.bag_composition(max(len(pos.colors), 2))
+    # A position that does not list the bag counts the tiles seen out of it (2.f).
+    left = pos.bag_tiles if pos.bag_tiles is not None else tiles_in_bag(pos, ed)
     tiles = [{"code": code, "left": n} for code, n in sorted(left.items()) if n > 0
              and rules.check(pos, {"player": player, "action": "draw", "tile": code}, ed).legal]
     return {"player": player, "tiles": tiles} if tiles else None
