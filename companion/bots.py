@@ -10,7 +10,9 @@
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
-  its colour; tiles with or without green mycelium alike), walks the player holding a planned tile onto a network that can lay it, redraws
+  its colour; tiles with or without green mycelium alike) and scoring the spaces a placement
+  takes off the distance from the team's frontier to the plan (an end off the meeple's
+  network counts less: it is theirs only after a move), walks the player holding a planned tile onto a network that can lay it, redraws
   with the spore ability (4.d) when its network reaches a planned space but no tile in hand
   has the shape it needs, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
@@ -52,6 +54,11 @@ BLUEPRINT_PULL = 6.0
 Forest Communication blueprint (7.c), per space closer than 6.  Measured over 30
 cooperative easy games (seed 1): 3.0 completed Forest Communication in 3, 6.0 in 7, 9.0 in
 7 (docs/rules.md, 7.c)."""
+FRONTIER_GAIN = 12.0
+"""Cooperative play: weight, per space, of bringing the team's frontier closer to the nearest
+empty space of the Forest Communication blueprint (7.c; :meth:`GreedyBot._frontier_gain`), two
+steps of :data:`BLUEPRINT_PULL`, so it outweighs the two cubes of a substrate (5.a).  Measured
+in ``docs/rules.md``, "7.c, round 7"."""
 BLUEPRINT_TILE = 50.0
 """Score from which a placement is a tile of the team's Forest Communication blueprint: no
 rock is put down instead."""
@@ -202,11 +209,11 @@ class GreedyBot:
         self.pull_any_color = True
         """Cooperative play: a tile without green mycelium is pulled toward the blueprint too
         (its pink or yellow ends open the way to a planned space, 4.a.1)."""
-        self.joined_ends = False
+        self.joined_ends = True
         """Cooperative play: an end of a placed tile on a path not joined to the network the
         meeple grows from pulls toward the blueprint as if one space farther (4.b: it is the
         player's only after a meeple move)."""
-        self.frontier_gain = 0.0
+        self.frontier_gain = FRONTIER_GAIN
         """Cooperative play: weight of the spaces a placement takes off the distance from the
         team's frontier to the blueprint (:meth:`_frontier_gain`); 0: not scored."""
         self.substrate_sides = True
