@@ -226,7 +226,7 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="one line per game")
     ap.add_argument("--why", action="store_true", help="say why the blueprint stood still (slower)")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                    help="a bot setting: team_target=0|1, plan_reach=0|1, plan_moves=0|1, substrate_sides=0|1, fish_plan=0|1, blueprint_pull=3.0")
+                    help="a bot setting: team_target=0|1, plan_reach=0|1, plan_moves=0|1, substrate_sides=0|1, fish_plan=0|1, joined_ends=0|1, frontier_gain=12, blueprint_pull=3.0")
     args = ap.parse_args()
     settings = parse_settings(args.set)
     t0 = time.perf_counter()

@@ -10,7 +10,9 @@
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
-  its colour; tiles with or without green mycelium alike), walks the player holding a planned tile onto a network that can lay it, redraws
+  its colour; tiles with or without green mycelium alike) and scoring the spaces a placement
+  takes off the distance from the team's frontier to the plan (an end off the meeple's
+  network counts less: it is theirs only after a move), walks the player holding a planned tile onto a network that can lay it, redraws
   with the spore ability (4.d) when its network reaches a planned space but no tile in hand
   has the shape it needs, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
@@ -52,6 +54,11 @@ BLUEPRINT_PULL = 6.0
 Forest Communication blueprint (7.c), per space closer than 6.  Measured over 30
 cooperative easy games (seed 1): 3.0 completed Forest Communication in 3, 6.0 in 7, 9.0 in
 7 (docs/rules.md, 7.c)."""
+FRONTIER_GAIN = 12.0
+"""Cooperative play: weight, per space, of bringing the team's frontier closer to the nearest
+empty space of the Forest Communication blueprint (7.c; :meth:`GreedyBot._frontier_gain`), two
+steps of :data:`BLUEPRINT_PULL`, so it outweighs the two cubes of a substrate (5.a).  Measured
+in ``docs/rules.md``, "7.c, round 7"."""
 BLUEPRINT_TILE = 50.0
 """Score from which a placement is a tile of the team's Forest Communication blueprint: no
 rock is put down instead."""
@@ -202,6 +209,13 @@ class GreedyBot:
         self.pull_any_color = True
         """Cooperative play: a tile without green mycelium is pulled toward the blueprint too
         (its pink or yellow ends open the way to a planned space, 4.a.1)."""
+        self.joined_ends = True
+        """Cooperative play: an end of a placed tile on a path not joined to the network the
+        meeple grows from pulls toward the blueprint as if one space farther (4.b: it is the
+        player's only after a meeple move)."""
+        self.frontier_gain = FRONTIER_GAIN
+        """Cooperative play: weight of the spaces a placement takes off the distance from the
+        team's frontier to the blueprint (:meth:`_frontier_gain`); 0: not scored."""
         self.substrate_sides = True
         """Cooperative play: an end facing an empty blueprint space that holds a substrate
         pulls as a side that can join only in the substrate's colour (5.a, table rule
@@ -375,11 +389,11 @@ class GreedyBot:
             s += self._toward_purchase(b, player, at, tile, target)
         if coop and "forest_communication" not in pos.missions:
             if "green" in tile.edge_color:
-                s += self._communication(b, at, tile)
+                s += self._communication(b, at, tile, player)
             elif self.pull_any_color:
                 bp = self._blueprint(b)
                 if bp is not None:
-                    s += self._follow_blueprint(b, bp, at, tile)
+                    s += self._follow_blueprint(b, bp, at, tile, player)
             s -= self._blocks_network(b, at, tile)
         return s + self.rng.random() * 0.5
 
@@ -451,7 +465,7 @@ class GreedyBot:
         gap = sum(min(distance(o, t) for o in ends) - 1 for t in left)
         return gap + 3.0 * max(0, len(left) - len(ends))
 
-    def _communication(self, b: Board, at: Hex, tile: tilecodes.Tile) -> float:
+    def _communication(self, b: Board, at: Hex, tile: tilecodes.Tile, player: str | None = None) -> float:
         """Forest Communication (7.c): value of a tile by how much closer the green network
         it joins comes to touching all four trees: trees touched, open green ends left to
         reach the others (:meth:`_reach`), and the tiles still to lay (:meth:`_gap`)."""
@@ -459,7 +473,7 @@ class GreedyBot:
         nets, best_now, gap_now = self._green_nets(b)
         bp = self._blueprint(b)
         if bp is not None:
-            return self._follow_blueprint(b, bp, at, tile)
+            return self._follow_blueprint(b, bp, at, tile, player)
         s = 0.0
         for path in tile.paths:
             if path.color != "green":
@@ -633,7 +647,8 @@ class GreedyBot:
             h for h in bp.spaces if h in pos.tiles}
         return pos.meeples.get(p) in near or any(Hex(*mv["to"]) in near for mv in movegen.meeple_moves(b, p))
 
-    def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile) -> float:
+    def _follow_blueprint(self, b: Board, bp: forest_plan.Blueprint, at: Hex, tile: tilecodes.Tile,
+                          player: str | None = None) -> float:
         """Value of a placement for the team's blueprint (7.c): its own tile on a blueprint
         space is worth more than any cube, the most when it joins blueprint tiles already
         down and for a three-way tile (the scarcest); another tile there breaks the plan; a
@@ -671,20 +686,79 @@ class GreedyBot:
         pull = 0.0
         players = len(pos.colors)
         strict = option(pos.options, "substrate_requires_matching_color")
+        own = (self._joined_paths(b, player, at, tile)
+               if player is not None and (self.joined_ends or self.frontier_gain) else None)
+        nearest = {True: None, False: None}   # spaces from the plan of the new ends, own network or not
         for e, color in enumerate(tile.edge_color):
             if color is None:
                 continue
             n = at.neighbor(e)
+            # An end on a path not joined to the meeple's network is the team's only after a
+            # meeple move (4.b): it pulls as if one space farther.
+            later = own is not None and tile.path_on_edge(e) not in own
+            penalty = int(later and self.joined_ends)
             if n in bp.spaces and n not in pos.tiles:
                 # An end the planned tile can join (4.a.1: same colour on that edge) opens the
                 # space to the team; any other end faces it but cannot lay it.
                 joinable = color in forest_plan.joins(b.edition, players, bp.spaces[n])[opposite(e)]
                 if joinable and self.substrate_sides and n in pos.substrates and strict:
                     joinable = color == SUBSTRATE_COLOR[pos.substrates[n]]   # 5.a
-                pull = max(pull, self.blueprint_pull * ((8 if color == "green" else 7) if joinable else 3))
+                step = ((8 if color == "green" else 7) if joinable else 3) - penalty
+                d = 0 if joinable else 1
             elif b.placeable(n):
-                pull = max(pull, self.blueprint_pull * max(0, 6 - min(distance(n, h) for h in todo)))
+                d = min(distance(n, h) for h in todo)
+                step = max(0, 6 - d - penalty)
+            else:
+                continue
+            pull = max(pull, self.blueprint_pull * step)
+            if nearest[not later] is None or d < nearest[not later]:
+                nearest[not later] = d
+        if self.frontier_gain and player is not None:
+            pull += self._frontier_gain(b, player, todo, nearest)
         return s + pull
+
+    def _joined_paths(self, b: Board, player: str, at: Hex, tile: tilecodes.Tile) -> set[int]:
+        """Indices of the paths of ``tile`` on ``at`` that join the network ``player``'s meeple
+        grows from (4.a.1: the same colour on a facing edge, any colour beside their spore)."""
+        attach = self._frontier(b, player).get(at, ())
+        return {i for i, path in enumerate(tile.paths)
+                if any((e, path.color) in attach or (e, None) in attach for e in path.edges)}
+
+    @staticmethod
+    def _frontier(b: Board, player: str) -> dict:
+        """:meth:`Board.frontier` of ``player``, kept in the position's cache."""
+        key = ("frontier", player)
+        if key not in b.pos.cache:
+            b.pos.cache[key] = b.frontier(player)
+        return b.pos.cache[key]
+
+    def _frontier_gain(self, b: Board, player: str, todo: list[Hex], nearest: dict) -> float:
+        """Cooperative play (7.c): how much a placement shortens the distance from the team's
+        frontier (the empty spaces some player's network can grow onto from where the meeples
+        stand, 4.a.1) to the nearest empty blueprint space, in spaces, times
+        :attr:`frontier_gain`.  ``nearest[True]``: spaces from the plan of the placement's ends
+        on ``player``'s own network; ``nearest[False]``: of its other ends (theirs after a meeple
+        move, 4.b), counted half.  A gain over the player's own frontier counts too, half."""
+        pos = b.pos
+        key = ("plan_frontier", player)
+        if key not in pos.cache:
+            def gap(c: str) -> int | None:
+                f = self._frontier(b, c)
+                return min((distance(h, t) for h in f for t in todo), default=None)
+            mine = gap(player)
+            team = [d for d in (gap(c) for c in pos.colors) if d is not None]
+            pos.cache[key] = (mine, min(team) if team else None)
+        mine, team = pos.cache[key]
+        gain = 0.0
+        for joined, weight in ((True, 1.0), (False, 0.5)):
+            d = nearest[joined]
+            if d is None:
+                continue
+            if team is not None:
+                gain += weight * max(0, team - d)
+            if mine is not None:
+                gain += 0.5 * weight * max(0, mine - d)
+        return self.frontier_gain * gain
 
     def best_placement(self, b: Board, player: str, target: Target | None) -> tuple[float, dict[str, Any] | None]:
         pos = b.pos

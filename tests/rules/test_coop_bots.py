@@ -230,3 +230,51 @@ def test_a_tile_without_green_grows_toward_the_blueprint_too():
         mv = GreedyBot(random.Random(seed)).next_action(pos, ED)
         assert mv["action"] == "place" and check(pos, mv, ED).legal
         assert min(distance(Hex(*mv["at"]), h) for h in bp.todo(pos)) == 2
+
+
+def _beside_the_rim(hand, substrates=None):
+    """Blue's meeple on a pink tile at (-3, 4), far from the easy blueprint: its pink ends face
+    (-4, 4) (a corner of the board) and (-2, 4); the spore ability is spent (4.d) and the
+    meeple has nowhere to move, so the placement alone decides."""
+    trees, bp = _easy_blueprint()
+    pos = make_position(tiles={(-3, 4): "P03"}, trees=trees, substrates=substrates or {},
+                        spores={"blue": ((-4, 0), True), "orange": (0, -4)}, meeples={"blue": (-3, 4), "orange": (0, -4)},
+                        mode="cooperative", difficulty="easy", hands={"blue": hand, "orange": []})
+    pos.cache["forest_plan"] = bp
+    return pos
+
+
+def _bot(seed, **settings):
+    bot = GreedyBot(random.Random(seed))
+    for k, v in settings.items():
+        setattr(bot, k, v)
+    return bot
+
+
+def test_an_end_off_the_meeples_network_pulls_less_toward_the_blueprint():
+    # 4.a.1 and 4.b: the tile P02.Y35.G14 joins blue's pink network on (-2, 4) by its pink path
+    # only.  Turned one way (rotation 1) that pink path goes on to (-1, 3), two spaces from the
+    # plan; turned the other (rotation 3) its pink path ends at the board's edge and only the
+    # yellow and green paths, not joined to blue's network, point at the plan: blue could grow
+    # from them only after a meeple move.  Blue turns the tile so its own network grows (the
+    # frontier gain, which would prefer it too, is left out here).
+    picks = set()
+    for seed in range(8):
+        mv = _bot(seed, joined_ends=True, frontier_gain=0.0).next_action(_beside_the_rim(["P02.Y35.G14"]), ED)
+        assert mv["action"] == "place" and mv["at"] == [-2, 4] and mv["rotation"] == 1
+        off = _bot(seed, joined_ends=False, frontier_gain=0.0)
+        picks.add(off.next_action(_beside_the_rim(["P02.Y35.G14"]), ED)["rotation"])
+    assert 3 in picks   # scored by the nearest end alone, either rotation may be laid
+
+
+def test_bringing_the_teams_frontier_closer_to_the_blueprint_beats_two_cubes():
+    # 7.c with 5.a: (-4, 4) holds a wood substrate (two pink cubes for a pink tile laid there)
+    # but leads nowhere; the tile on (-2, 4) brings the spaces blue's network can grow onto
+    # one space closer to the blueprint, which no teammate's network is nearer to.
+    wood = {(-4, 4): "wood"}
+    for seed in range(8):
+        pos = _beside_the_rim(["P02.Y35.G14"], wood)
+        mv = _bot(seed, joined_ends=True, frontier_gain=12.0).next_action(pos, ED)
+        assert mv["action"] == "place" and mv["at"] == [-2, 4] and check(pos, mv, ED).legal
+        assert _bot(seed, joined_ends=True, frontier_gain=0.0).next_action(
+            _beside_the_rim(["P02.Y35.G14"], wood), ED)["at"] == [-4, 4]
