@@ -58,13 +58,20 @@ def kind_offsets(fit, kinds: list[str], offset: float = 0.0) -> dict[str, float]
     well (the reference copy: its trees score about -3.3 where the tuning styles' score -4.9)
     shows an object's rim over a piece, scoring -5.3, as the poor fit it is there."""
     fit = np.asarray(fit, np.float64)
-    d = {k: [] for k in REFERENCE_FIT}
-    for f, k in zip(fit, kinds):
-        if k in REFERENCE_FIT and not np.isnan(f) and f >= SEED_FIT[k]:
-            d[k].append(f - REFERENCE_FIT[k])
-    every = [v for vs in d.values() for v in vs]
-    level = float(np.median(every)) if every else offset
-    return {k: max(offset, float(np.median(v)) if len(v) >= KIND_MIN_SPACES else level) for k, v in d.items()}
+    names = list(REFERENCE_FIT)
+    at = np.array([names.index(k) if k in REFERENCE_FIT else -1 for k in kinds])
+    known = at >= 0
+    ref = np.array([REFERENCE_FIT[k] for k in names])[at]
+    seed = np.array([SEED_FIT[k] for k in names])[at]
+    with np.errstate(invalid="ignore"):
+        ok = known & ~np.isnan(fit) & (fit >= seed)
+    d = fit - ref
+    level = float(np.median(d[ok])) if ok.any() else offset
+    out = {}
+    for i, k in enumerate(names):
+        mine = d[ok & (at == i)]
+        out[k] = max(offset, float(np.median(mine)) if len(mine) >= KIND_MIN_SPACES else level)
+    return out
 
 
 KIND_MIN_SPACES = 3
