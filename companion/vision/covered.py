@@ -122,10 +122,11 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     return out
 
 
-SPOT_EXPLAINS = 0.5
+SPOT_EXPLAINS = 0.75
 """Share of the covered spaces under a fitted glare spot, counted without the spot taken off,
 that may stay covered once it is taken off for the spot to be kept as glare
-(:func:`spot_explains`)."""
+(:func:`spot_explains`): at most 0.5 under the glare spots of the tuning styles, 1.1 or more
+under the hands of the user's photos; halfway between."""
 
 
 def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted: np.ndarray) -> bool:
@@ -136,11 +137,11 @@ def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted:
     the spot taken off and on the camera's samples as they are; ``lifted``: bool (S,) the
     unclipped spaces the spot lifts.  A reflection adds light in linear light, the same in every
     channel, so taking it off gives back the pieces under it: on the tuning styles under glare
-    45, glare 90 and clipping glare, of 5-29 lifted spaces covered as they are, 0-4 stayed covered
-    with the spot off (docs/simulated-camera.md).  A hand, a sleeve or a bright card lying
-    there is not light added to the pieces but a surface of its own (skin texture, edges): the
-    spot fitted to it leaves as many spaces covered as before, or more (13-22 before, 17-32
-    after, on hands painted over reference photos).  The spot is kept when at most
+    45, glare 90 and clipping glare (36 boards), of 4-31 lifted spaces covered as they are, at
+    most half stayed covered with the spot off, most often none (docs/simulated-camera.md).  A
+    hand, a sleeve or a bright card lying there is not light added to the pieces but a surface
+    of its own (skin texture, edges): the spot fitted to it leaves as many spaces covered as
+    before, or more (13-22 before, 17-32 after, on hands painted over reference photos).  The spot is kept when at most
     :data:`SPOT_EXPLAINS` of the spaces covered without it stay covered with it, or when none is
     covered with it.
     """

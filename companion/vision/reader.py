@@ -602,10 +602,17 @@ class BoardReader:
                        clipped: np.ndarray) -> bool:
         """Whether the fitted spot ``veil`` (float32 (N, 3) linear levels) is a lamp's reflection:
         :func:`companion.vision.covered.spot_explains` of the spaces covered with it taken off
-        (``readings``) and without (``bare``), over the unclipped spaces it lifts."""
-        every = np.arange(len(readings))
+        (``readings``) and without (``bare``), over the unclipped spaces it lifts.  The regions
+        grow against the floors alone (no :func:`~companion.vision.covered.kind_offsets`): the
+        figures :data:`~companion.vision.covered.SPOT_EXPLAINS` rests on were measured so."""
         lifted = self._glared(veil) & ~clipped
-        return spot_explains(self._covered(readings, every, readings, clipped), self._covered(bare, every, bare, clipped), lifted)
+        spaces = self.geo.spaces
+
+        def covered(rs):
+            kinds = [r.kind for r in rs]
+            return covered_spaces(fits(rs), kinds, spaces, clipped, offset=frame_offset(fits(rs), kinds))
+
+        return spot_explains(covered(readings), covered(bare), lifted)
 
     def _glared(self, veil: np.ndarray | None) -> np.ndarray:
         """bool (S,) the spaces under the fitted glare spot ``veil`` (float32 (N, 3) linear
