@@ -7,8 +7,11 @@ a mycorrhiza marker of any other colour is something else seen in its slot: the 
 sleeve, a reflection.  Such a reading is kept (the board stays a whole position) but made
 unsure, with the reason, so the table holds it and asks; ``read-board`` lists it.
 
-When the game's colours are known (``read-board --colors``, the table's game), a spore or a
-meeple of another colour is impossible too; when they are not, the spores read stand for them
+When the game's colours are known (``read-board --colors``, ``BoardReader(players=)``), a
+spore or a meeple of another colour is impossible too.  When they are not, the spores read
+stand for them, but only on a frame where something is unreadable (covered, or under glare):
+there the camera already says it sees more than the pieces, while a board laid out to check the
+camera (``camera check``) may hold a marker with no spore of its colour
 (docs/rules.md, "Colours the camera may read").
 """
 
@@ -33,10 +36,13 @@ def game_colours(readings, players=None) -> tuple[set[str], bool]:
 def doubt_foreign_colours(readings, players=None) -> list[int]:
     """Cap at :data:`FOREIGN_CONFIDENCE`, with a doubt saying why, every readable space whose
     reading holds a colour out of the game (:func:`game_colours`): a tree's mycorrhiza marker,
-    and with ``players`` given also a spore or a meeple.  ``readings``: every space's reading,
+    and with ``players`` given also a spore or a meeple.  Without ``players``, only when some
+    space is unreadable (``reason``).  ``readings``: every space's reading,
     changed in place.  Returns the indices of the spaces made unsure."""
     colours, known = game_colours(readings, players)
     hidden = any(r.reason for r in readings)
+    if not known and not hidden:
+        return []
     out = []
     for s, r in enumerate(readings):
         if r.reason:
@@ -49,8 +55,7 @@ def doubt_foreign_colours(readings, players=None) -> list[int]:
                 why = (f"read as a tree with {an(c)} mycorrhiza marker, but {c} is not a colour of this game "
                        f"({', '.join(sorted(colours))}): markers are their player's colour")
             else:
-                seen = "is seen" if hidden else "is"
-                why = (f"read as a tree with {an(c)} mycorrhiza marker, but no {c} spore {seen} on the board: "
+                why = (f"read as a tree with {an(c)} mycorrhiza marker, but no {c} spore is seen on the board: "
                        f"markers are their player's colour")
         elif known and r.kind == "spore" and r.player and r.player not in colours:
             why = f"read as {an(r.player)} spore, but {r.player} is not a colour of this game ({', '.join(sorted(colours))})"
