@@ -129,6 +129,12 @@ that may stay covered once it is taken off for the spot to be kept as glare
 under the hands of the user's photos; halfway between."""
 
 
+SPOT_OBJECT_SPACES = 8
+"""Least lifted spaces covered without the spot taken off for :func:`spot_explains` to call the
+spot an object: the user's hands covered 13-22; a spot that merely fits poorly (the reference
+renderer's glare, 8 bits added alike to every surface) leaves 0-5, and stays glare."""
+
+
 def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted: np.ndarray) -> bool:
     """Whether a fitted glare spot is a lamp's reflection rather than an object: taking it off
     leaves the spaces it lifts fitting their pieces.
@@ -142,12 +148,12 @@ def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted:
     hand, a sleeve or a bright card lying there is not light added to the pieces but a surface
     of its own (skin texture, edges): the spot fitted to it leaves as many spaces covered as
     before, or more (13-22 before, 17-32 after, on hands painted over reference photos).  The spot is kept when at most
-    :data:`SPOT_EXPLAINS` of the spaces covered without it stay covered with it, or when none is
-    covered with it.
+    :data:`SPOT_EXPLAINS` of the spaces covered without it stay covered with it, when none is
+    covered with it, or when fewer than :data:`SPOT_OBJECT_SPACES` are covered without it.
     """
     with_spot = int(np.sum(np.asarray(covered_with, bool) & np.asarray(lifted, bool)))
     without = int(np.sum(np.asarray(covered_without, bool) & np.asarray(lifted, bool)))
-    return with_spot == 0 or with_spot <= SPOT_EXPLAINS * without
+    return with_spot == 0 or without < SPOT_OBJECT_SPACES or with_spot <= SPOT_EXPLAINS * without
 
 
 def covered_reason(label: str, glare: bool = False) -> str:
