@@ -486,12 +486,16 @@ def render(
     size: tuple[int, int] = (1920, 1080),
     camera: Camera | None = None,
     px_per_mm: float = 2.5,
+    objects: list | None = None,
 ) -> Frame:
     """Draw ``board`` as the camera sees it; the truth has the board, homography and markers.
 
     ``size``: (width, height) px.  ``camera`` overrides the one made from ``cond`` (a fixed
     camera over several frames).  Truth keys: ``board``, ``homography`` (board mm -> undistorted
     px, 3x3), ``camera`` (k, dist, rvec, tvec), ``markers_px`` (id -> 4 corners, distorted px).
+    ``objects``: things over the board (:func:`companion.sim.objects.random_object`), shadows
+    cast away from the light's gradient; the truth then adds ``objects`` and ``covered`` as
+    :func:`render_styled` does.
     """
     cond = cond or Conditions()
     rng = rng or np.random.default_rng(0)
@@ -503,6 +507,13 @@ def render(
     _meeples(img, board, geo, cam)
     if cond.hands:
         _hands(img, cond.hands, rng)
+    if objects:
+        from companion.sim.objects import draw_objects
+
+        shade = np.ones(img.shape[:2], np.float32)
+        # the brighter side of the gradient stands for the lamp; their own generator, as in render_styled
+        draw_objects(img, shade, cam, objects, cond.gradient_angle_deg, 0.5, np.random.default_rng(len(objects)))
+        img = np.clip(img * shade[:, :, None], 0, 255).astype(np.uint8)
     img = _lighting(img, cond, rng)
     markers = {mk.id: cam.project(np.column_stack([geo.marker_corners_mm(mk.id), np.zeros(4)])).tolist() for mk in geo.markers}
     truth = {
@@ -511,4 +522,9 @@ def render(
         "camera": {"k": cam.k.tolist(), "dist": cam.dist.tolist(), "rvec": cam.rvec.tolist(), "tvec": cam.tvec.tolist()},
         "markers_px": markers,
     }
+    if objects:
+        from companion.sim.objects import covered_fractions
+
+        truth["objects"] = [o.to_json() for o in objects]
+        truth["covered"] = {f"{q},{r}": round(f, 3) for (q, r), f in covered_fractions(cam, geo, objects, size).items()}
     return Frame(img, truth)

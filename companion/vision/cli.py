@@ -40,6 +40,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--hand", metavar="CODES", help="comma-separated tile codes that can appear, e.g. P03,Y03.G1")
     p.add_argument("--edition", metavar="DIR", help="edition folder (default: the built-in default edition)")
     p.add_argument("--json", action="store_true", help="print the reading as JSON")
+    p.add_argument("--colors", metavar="C1,C2", help="the game's player colours, e.g. blue,orange: a piece of another "
+                   "colour is listed as unsure (default: the colours of the spores read)")
     p.set_defaults(func=_read_board)
 
 
@@ -56,7 +58,8 @@ def _read_board(args: argparse.Namespace) -> int:
         hand = [validate(c.strip()) for c in args.hand.split(",") if c.strip()] if args.hand else None
         profile = load_profile(args.profile)
         intr = load_intrinsics(args.intrinsics) if args.intrinsics else None
-        reader = BoardReader(profile=profile, intrinsics=intr, edition_dir=args.edition or DEFAULT_EDITION)
+        reader = BoardReader(profile=profile, intrinsics=intr, edition_dir=args.edition or DEFAULT_EDITION,
+                             players=_colours(args.colors))
         frame = read_image(args.image)
         wrong_size = size_problem((frame.shape[1], frame.shape[0]), reader.geo, profile, intr)
         if wrong_size:   # camera check's sentence: the reader would misread pieces in too few pixels
@@ -79,6 +82,23 @@ def _read_board(args: argparse.Namespace) -> int:
     for line in reading_lines(reading, labels, load_tile_codes(edition)):
         print(line)
     return _status(reading)
+
+
+def _colours(text: str | None) -> list[str] | None:
+    """``--colors blue,orange`` -> ["blue", "orange"]; raises VisionError naming a colour that is no
+    player colour, or one given twice."""
+    from companion.vision.errors import VisionError
+    from companion.vision.profile import PLAYERS
+
+    if not text:
+        return None
+    colours = [c.strip().lower() for c in text.split(",") if c.strip()]
+    for c in colours:
+        if c not in PLAYERS:
+            raise VisionError(f"--colors {text}: {c!r} is not a player colour ({', '.join(PLAYERS)})")
+    if len(set(colours)) != len(colours):
+        raise VisionError(f"--colors {text}: a colour is given twice")
+    return colours
 
 
 COVERED_STATUS = 3

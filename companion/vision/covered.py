@@ -50,8 +50,37 @@ def frame_offset(fit, kinds: list[str]) -> float:
     return min(0.0, float(np.median(d))) if d else 0.0
 
 
+def kind_offsets(fit, kinds: list[str], offset: float = 0.0) -> dict[str, float]:
+    """Per kind, how much better or worse than :data:`REFERENCE_FIT` this frame's pieces of that
+    kind fit: the median over the spaces of the kind not under its :data:`SEED_FIT` of (score -
+    reference), where at least :data:`KIND_MIN_SPACES` such spaces were read, else the same
+    median over every kind; never under ``offset`` (:func:`frame_offset`).  A copy whose art the profile knows
+    well (the reference copy: its trees score about -3.3 where the tuning styles' score -4.9)
+    shows an object's rim over a piece, scoring -5.3, as the poor fit it is there."""
+    fit = np.asarray(fit, np.float64)
+    names = list(REFERENCE_FIT)
+    at = np.array([names.index(k) if k in REFERENCE_FIT else -1 for k in kinds])
+    known = at >= 0
+    ref = np.array([REFERENCE_FIT[k] for k in names])[at]
+    seed = np.array([SEED_FIT[k] for k in names])[at]
+    with np.errstate(invalid="ignore"):
+        ok = known & ~np.isnan(fit) & (fit >= seed)
+    d = fit - ref
+    level = float(np.median(d[ok])) if ok.any() else offset
+    out = {}
+    for i, k in enumerate(names):
+        mine = d[ok & (at == i)]
+        out[k] = max(offset, float(np.median(mine)) if len(mine) >= KIND_MIN_SPACES else level)
+    return out
+
+
+KIND_MIN_SPACES = 3
+"""Least spaces of a kind read on a frame for :func:`kind_offsets` to take that kind's own level."""
+
+
 def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
-                   no_seed: np.ndarray | None = None, offset: float = 0.0) -> np.ndarray:
+                   no_seed: np.ndarray | None = None, offset: float = 0.0,
+                   grow_offsets: dict[str, float] | None = None) -> np.ndarray:
     """bool (S,): the spaces something covers.
 
     ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
@@ -62,11 +91,17 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     Seeds score under :data:`SEED_FIT` of their kind; the region grows through neighbours
     scoring under :data:`GROW_FIT` of theirs; both lowered by ``offset`` (:func:`frame_offset`,
     <= 0: how much worse the frame's pieces fit than those the floors were measured on).
+    ``grow_offsets``: per kind, the offset of :data:`GROW_FIT` instead (:func:`kind_offsets`: a
+    frame whose pieces fit better than the tuning styles' grows into the neighbours that fit
+    worse than its own pieces of that kind, as an object's rim does).
     """
     fit = np.asarray(fit, np.float64)
     ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
     seed_at = np.array([SEED_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
-    grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
+    if grow_offsets is None:
+        grow_at = np.array([GROW_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
+    else:
+        grow_at = np.array([GROW_FIT.get(k, -np.inf) + grow_offsets.get(k, min(offset, 0.0)) for k in kinds])
     with np.errstate(invalid="ignore"):
         seeds = ok & (fit < seed_at)
         weak = ok & (fit < grow_at)
@@ -85,6 +120,40 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
                 out[j] = True
                 todo.append(j)
     return out
+
+
+SPOT_EXPLAINS = 0.75
+"""Share of the covered spaces under a fitted glare spot, counted without the spot taken off,
+that may stay covered once it is taken off for the spot to be kept as glare
+(:func:`spot_explains`): at most 0.5 under the glare spots of the tuning styles, 1.1 or more
+under the hands of the user's photos; halfway between."""
+
+
+SPOT_OBJECT_SPACES = 8
+"""Least lifted spaces covered without the spot taken off for :func:`spot_explains` to call the
+spot an object: the user's hands covered 13-22; a spot that merely fits poorly (the reference
+renderer's glare, 8 bits added alike to every surface) leaves 0-5, and stays glare."""
+
+
+def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted: np.ndarray) -> bool:
+    """Whether a fitted glare spot is a lamp's reflection rather than an object: taking it off
+    leaves the spaces it lifts fitting their pieces.
+
+    ``covered_with``, ``covered_without``: bool (S,) the spaces :func:`covered_spaces` finds with
+    the spot taken off and on the camera's samples as they are; ``lifted``: bool (S,) the
+    unclipped spaces the spot lifts.  A reflection adds light in linear light, the same in every
+    channel, so taking it off gives back the pieces under it: on the tuning styles under glare
+    45, glare 90 and clipping glare (36 boards), of 4-31 lifted spaces covered as they are, at
+    most half stayed covered with the spot off, most often none (docs/simulated-camera.md).  A
+    hand, a sleeve or a bright card lying there is not light added to the pieces but a surface
+    of its own (skin texture, edges): the spot fitted to it leaves as many spaces covered as
+    before, or more (13-22 before, 17-32 after, on hands painted over reference photos).  The spot is kept when at most
+    :data:`SPOT_EXPLAINS` of the spaces covered without it stay covered with it, when none is
+    covered with it, or when fewer than :data:`SPOT_OBJECT_SPACES` are covered without it.
+    """
+    with_spot = int(np.sum(np.asarray(covered_with, bool) & np.asarray(lifted, bool)))
+    without = int(np.sum(np.asarray(covered_without, bool) & np.asarray(lifted, bool)))
+    return with_spot == 0 or without < SPOT_OBJECT_SPACES or with_spot <= SPOT_EXPLAINS * without
 
 
 def covered_reason(label: str, glare: bool = False) -> str:

@@ -23,11 +23,12 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import covered_reason, covered_spaces, fits, frame_offset
+from companion.vision.covered import covered_reason, covered_spaces, fits, frame_offset, kind_offsets, spot_explains
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
                                    pigment_linear, to_linear, to_srgb, white_tint)
+from companion.vision.game_colours import doubt_foreign_colours
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
 from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
@@ -141,11 +142,15 @@ class BoardReader:
         tile_codes: list[str] | None = None,
         edition_dir: str | Path = DEFAULT_EDITION,
         refine_grid: bool = True,
+        players: list[str] | None = None,
     ):
         self.geo = geo or load_board(edition_dir)
         self.profile = profile or load_profile()
         self.tracker = BoardTracker(self.geo, intrinsics, refine_grid=refine_grid)
         self.glare = True
+        self.players = list(players) if players else None
+        """The game's colours (``None``: unknown, the spores read stand for them): a piece of
+        another colour is made unsure (:mod:`companion.vision.game_colours`)."""
         self.edition_dir = Path(edition_dir)
         self._edge_cache: dict[str, np.ndarray] = {}
         codes = tile_codes if tile_codes is not None else load_tile_codes(edition_dir)
@@ -540,6 +545,8 @@ class BoardReader:
         lab, readings = self._local_pass(lab, fix, cands, self._classify(lab, fix, cands))
         local_done = True
         veil = None
+        bare = (lab, fix, readings, self._ll)  # the reading with no glare spot taken off
+        clipped = clipped_fractions(bgr[:len(self._space_pts)], len(readings))[1] >= CLIPPED_GLARE
         for _ in range(GLARE_ROUNDS if self.glare else 0):
             # each round fits the whole spot again to the raw samples, from the last reading
             new_veil = self._remove_veil(bgr, reg, readings, cands, balanced[1])
@@ -553,12 +560,14 @@ class BoardReader:
                 break  # the same reading gives the same spot
         if not local_done:
             lab, readings = self._local_pass(lab, fix, cands, readings)
+        if veil is not None and not self._spot_is_glare(veil, readings, bare[2], clipped):
+            veil = None  # an object lit brightly, not a reflection: read what the camera saw
+            lab, fix, readings, self._ll = bare
         if any(r.kind == "rock" for r in readings):
             seen = bgr if veil is None else to_srgb(to_linear(bgr) - veil)
             white = balanced[1] if veil is None else self._white_field(seen, reg).reshape(balanced[1].shape)
             readings = self._unveil_rocks(seen[:len(self._space_pts)].reshape(white.shape), white, readings)
         evidence = None
-        clipped = clipped_fractions(bgr[:len(self._space_pts)], len(readings))[1] >= CLIPPED_GLARE
         if self.profile.pieces is not None:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
@@ -584,8 +593,26 @@ class BoardReader:
         the frame's own level of fit taken over ``whole`` (every space: :func:`_whole`).
         ``clipped``: bool (n,) spaces the camera clipped; ``no_seed``: bool (n,) spaces where a
         meeple was seen."""
+        every = [r.kind for r in whole]
+        offset = frame_offset(fits(whole), every)
         return covered_spaces(fits(readings), [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows],
-                              clipped, no_seed=no_seed, offset=frame_offset(fits(whole), [r.kind for r in whole]))
+                              clipped, no_seed=no_seed, offset=offset, grow_offsets=kind_offsets(fits(whole), every, offset))
+
+    def _spot_is_glare(self, veil: np.ndarray, readings: list[SpaceReading], bare: list[SpaceReading],
+                       clipped: np.ndarray) -> bool:
+        """Whether the fitted spot ``veil`` (float32 (N, 3) linear levels) is a lamp's reflection:
+        :func:`companion.vision.covered.spot_explains` of the spaces covered with it taken off
+        (``readings``) and without (``bare``), over the unclipped spaces it lifts.  The regions
+        grow against the floors alone (no :func:`~companion.vision.covered.kind_offsets`): the
+        figures :data:`~companion.vision.covered.SPOT_EXPLAINS` rests on were measured so."""
+        lifted = self._glared(veil) & ~clipped
+        spaces = self.geo.spaces
+
+        def covered(rs):
+            kinds = [r.kind for r in rs]
+            return covered_spaces(fits(rs), kinds, spaces, clipped, offset=frame_offset(fits(rs), kinds))
+
+        return spot_explains(covered(readings), covered(bare), lifted)
 
     def _glared(self, veil: np.ndarray | None) -> np.ndarray:
         """bool (S,) the spaces under the fitted glare spot ``veil`` (float32 (N, 3) linear
@@ -637,6 +664,7 @@ class BoardReader:
 
     def _reading(self, readings: list[SpaceReading], reg: Registration, bgr: np.ndarray, veil, evidence,
                  changed: int | None = None) -> Reading:
+        doubt_foreign_colours(readings, self.players)
         spaces = {h: r for h, r in zip(self.geo.spaces, readings)}
         board, conf = assemble_board(spaces)
         unreadable = {f"{h[0]},{h[1]}": r.reason for h, r in spaces.items() if r.reason}
