@@ -393,7 +393,8 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
 
 
 def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE,
-                   doubtful: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   doubtful: np.ndarray | None = None,
+                   may_stand: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Place at most one meeple per player and one per space, jointly.
 
     ``evidence``: float (S, 4).  Returns (player index per space int (S,), -1 for none;
@@ -404,7 +405,13 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     to the runner-up space of that player.  ``doubtful``: bool (S,) spaces whose evidence is
     unreliable (under a glare spot the veil lifts every colour towards every meeple's): there
     a meeple needs :data:`MEEPLE_MIN_EVIDENCE` in full, and their evidence is no runner-up
-    that would keep a clear winner elsewhere off the board.
+    that would keep a clear winner elsewhere off the board.  ``may_stand``: bool (S, 4) the
+    spaces each player's meeple may stand on as read
+    (:func:`companion.vision.meeple_doubts.may_stand`: a tile or its own spore, rulebook 4,
+    5.a), or ``None`` (every space): a meeple is placed only there, and only there does a space
+    count as its runner-up or keep a space without a meeple from being sure.  A wood substrate
+    under a warm lamp looks about as orange as orange's meeple on its spore, but no meeple
+    stands on a substrate, so it neither takes the meeple nor makes its placement doubtful.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -412,6 +419,8 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     big = 1e6
     if doubtful is not None and np.any(doubtful):
         evidence = np.where(np.asarray(doubtful)[:, None] & (evidence < min_evidence), -big, evidence)
+    if may_stand is not None:
+        evidence = np.where(np.asarray(may_stand, bool), evidence, -big)
     cost = np.full((P, S + P), big)
     cost[:, :S] = -evidence.T
     second = -np.sort(-evidence, axis=0)[1] if S > 1 else np.full(P, -big)
@@ -432,7 +441,8 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
             margin = min(evidence[s, p] - need[p], evidence[s, p] - (others.max() if len(others) else -big))
             conf[s] = 1.0 - np.exp(-max(margin, 0.0) / 1.5)
     free = np.flatnonzero(owner < 0)
-    # no meeple here: the margin is how far every player's evidence stays below its need
+    # no meeple here: the margin is how far every player's evidence stays below its need (a
+    # space no meeple may stand on is sure of it)
     margin = np.min(need[None, :] - evidence[free], axis=1).astype(np.float64)
     conf[free] = 1.0 - np.exp(-np.maximum(margin, 0.0) / 1.5)
     return owner, conf
@@ -463,8 +473,9 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     used side under a warm lamp looks like the side's dark X).  So a meeple seen clearly on no
     space stands on its spore: a deduction from the rules, not a guess, as long as the spore's
     own look allows a meeple on it (evidence :data:`HOME_LEAST` or more).  Where it does not (the
-    symbol shows: a hand hides the meeple elsewhere), the meeple is placed nowhere, and the spore
-    and the space that looks next most like it are reported unsure (confidence 0).
+    symbol shows: a hand hides the meeple elsewhere), the meeple is placed nowhere and the space
+    that looks next most like it is reported unsure (confidence 0); the spore keeps its reading,
+    a spore showing its symbol holding no meeple wherever the reader judges it.
 
     ``evidence``: float (S, 4) meeple evidence (:func:`meeple_evidence`); ``owner``, ``conf``:
     int (S,) and float (S,) from :func:`assign_meeples`; ``home``: int (4,) the space of each
@@ -494,7 +505,6 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
             # lost under glare); the camera cannot tell where it is
             others = np.flatnonzero((owner < 0) & (np.arange(len(owner)) != h) & stand[:, p])
             runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
-            conf[h] = 0.0
             if runner >= 0:
                 conf[runner] = 0.0
             doubts.append((int(h), p, runner))
