@@ -408,10 +408,12 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     that would keep a clear winner elsewhere off the board.  ``may_stand``: bool (S, 4) the
     spaces each player's meeple may stand on as read
     (:func:`companion.vision.meeple_doubts.may_stand`: a tile or its own spore, rulebook 4,
-    5.a), or ``None`` (every space): a meeple is placed only there, and only there does a space
-    count as its runner-up or keep a space without a meeple from being sure.  A wood substrate
-    under a warm lamp looks about as orange as orange's meeple on its spore, but no meeple
-    stands on a substrate, so it neither takes the meeple nor makes its placement doubtful.
+    5.a), or ``None`` (every space): only there does a space count as a placed meeple's
+    runner-up, or keep a space without a meeple from being sure.  A wood substrate under a warm
+    lamp looks about as orange as orange's meeple on its spore, but no meeple stands on a
+    substrate, so it does not make that placement doubtful.  Where meeples are placed is decided
+    on every space all the same: the reading before meeples is no ground to forbid one (a tile
+    under a meeple may first read as another piece; in play that put meeples on no space).
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -419,8 +421,6 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     big = 1e6
     if doubtful is not None and np.any(doubtful):
         evidence = np.where(np.asarray(doubtful)[:, None] & (evidence < min_evidence), -big, evidence)
-    if may_stand is not None:
-        evidence = np.where(np.asarray(may_stand, bool), evidence, -big)
     cost = np.full((P, S + P), big)
     cost[:, :S] = -evidence.T
     second = -np.sort(-evidence, axis=0)[1] if S > 1 else np.full(P, -big)
@@ -435,15 +435,17 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     for p, c in zip(rows, cols):
         if c < S:
             owner[c] = p
+    # rivals and the spaces sure of holding no meeple: only where a meeple may stand
+    rival = evidence if may_stand is None else np.where(np.asarray(may_stand, bool), evidence, -big)
     for p, s in zip(rows, cols):
         if s < S:
-            others = np.delete(evidence[:, p], s)
+            others = np.delete(rival[:, p], s)
             margin = min(evidence[s, p] - need[p], evidence[s, p] - (others.max() if len(others) else -big))
             conf[s] = 1.0 - np.exp(-max(margin, 0.0) / 1.5)
     free = np.flatnonzero(owner < 0)
     # no meeple here: the margin is how far every player's evidence stays below its need (a
     # space no meeple may stand on is sure of it)
-    margin = np.min(need[None, :] - evidence[free], axis=1).astype(np.float64)
+    margin = np.min(need[None, :] - rival[free], axis=1).astype(np.float64)
     conf[free] = 1.0 - np.exp(-np.maximum(margin, 0.0) / 1.5)
     return owner, conf
 
