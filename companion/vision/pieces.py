@@ -435,8 +435,11 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     for p, c in zip(rows, cols):
         if c < S:
             owner[c] = p
-    # rivals and the spaces sure of holding no meeple: only where a meeple may stand
+    # rivals and the spaces sure of holding no meeple: only where a meeple may stand (the
+    # evidence a meeple needs, for its confidence, by how clearly it stands out from those)
     rival = evidence if may_stand is None else np.where(np.asarray(may_stand, bool), evidence, -big)
+    second = -np.sort(-rival, axis=0)[1] if S > 1 else np.full(P, -big)
+    need = np.minimum(min_evidence, np.maximum(WEAK_EVIDENCE, second + CLEAR_MARGIN))
     for p, s in zip(rows, cols):
         if s < S:
             others = np.delete(rival[:, p], s)
