@@ -122,6 +122,10 @@ class SpaceReading:
     doubt: str | None = None
     """Why a reading that stands is unsure (its confidence is below the table's bar), e.g. which
     two spaces a meeple may stand on when the camera cannot tell; else ``None``."""
+    slot_margins: tuple[float, ...] = ()
+    """A tree's four mycorrhiza slots: how much better (unclipped log-likelihood of the slot's
+    mean colour) the owner read there fits than the next colour or an empty slot
+    (:func:`slot_owners`)."""
 
 
 SIDE_DL = 9.0
@@ -325,7 +329,10 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
                     r.used = dl > SIDE_DL
                     r.confidence = min(conf, float(1.0 - np.exp(-abs(dl - SIDE_DL) / SIDE_SCALE)))
             if name[0] == "tree":
-                r.slots = tuple(_slot_owner(slots[s][k]) for k in range(4))
+                r.slots, r.slot_margins = slot_owners(slots[s])
+                # a marker read about as well as another colour (or an empty slot) makes the
+                # tree as unsure as that marker: on the same log-likelihood scale as the pieces
+                r.confidence = min(r.confidence, float(1.0 - np.exp(-min(r.slot_margins) / CONFIDENCE_SCALE)))
         else:
             r = SpaceReading("tile", code=cands.codes[best - len(names)], meeple=meeple, confidence=conf, fit=float(top[s]))
         if meeple and r.kind in ("rock", "tree", "wood", "soil", "empty"):
@@ -356,8 +363,30 @@ def _allowed_mean(pts: np.ndarray, allowed: list[int], trimmed: np.ndarray) -> n
     return np.where(trimmed, trim, full)
 
 
-def _slot_owner(slot_ll: np.ndarray) -> str | None:
-    """Player colour in a mycorrhiza slot (K,) or ``None`` for an empty slot."""
+SLOT_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
+"""A tree's mycorrhiza slots in the order of ``slots`` (the position format's)."""
+
+
+def slot_owners(slot_ll: np.ndarray) -> tuple[tuple[str | None, ...], tuple[float, ...]]:
+    """The marker in each mycorrhiza slot of a tree, from ``slot_ll`` float32 (4, K) (per slot,
+    :func:`slot_log_likelihood`): the player colour or ``None`` (an empty slot), and the margin
+    (log-likelihood units) by which it beats the next colour or the empty slot."""
     options = ["slot", *PLAYERS]
-    best = options[int(np.argmax([slot_ll[CI[o]] for o in options]))]
-    return None if best == "slot" else best
+    ll = slot_ll[:, [CI[o] for o in options]]
+    order = np.argsort(-ll, axis=1)
+    rows = np.arange(len(ll))
+    owners = tuple(None if options[b] == "slot" else options[b] for b in order[:, 0])
+    return owners, tuple(float(m) for m in ll[rows, order[:, 0]] - ll[rows, order[:, 1]])
+
+
+def slot_doubt(r: SpaceReading) -> str | None:
+    """Which marker of a tree read with low confidence (``r``) the camera could not tell, e.g.
+    "the marker in its bottom-right slot looks almost as much like another colour, or none"; or
+    ``None`` where every marker was read with the margin the tree's confidence asks."""
+    if r.kind != "tree" or not r.slot_margins:
+        return None
+    k = int(np.argmin(r.slot_margins))
+    if 1.0 - np.exp(-r.slot_margins[k] / CONFIDENCE_SCALE) > r.confidence + 1e-6:
+        return None
+    what = f"the {r.slots[k]} marker in its {SLOT_NAMES[k]} slot" if r.slots[k] else f"its empty {SLOT_NAMES[k]} slot"
+    return f"{what} looks almost as much like another colour or an empty slot"

@@ -2,7 +2,9 @@
 
 Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
 "side_unknown": {"q,r": reason}, "unsure": {"q,r": reason}, "labels": {"q,r": "E5"},
-"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json`` (``unsure``: the
+"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json`` (``board`` is a
+valid board part of a position: a spore side the camera could not see is given unused and listed
+under ``side_unknown``, :func:`position_board`; ``unsure``: the
 readable spaces read with a confidence under :data:`LOW_CONFIDENCE`, each with its likely reason,
 as the text lists them; ``labels``: every space's printed label); otherwise the
 reading in words, every space by its printed label (``E5``, as on the dashboard), and each
@@ -74,6 +76,7 @@ def _read_board(args: argparse.Namespace) -> int:
     labels = space_labels(edition)
     if args.json:
         out = reading.to_json()
+        out["board"] = position_board(out["board"])
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
         return _status(reading)
@@ -99,6 +102,22 @@ def _colours(text: str | None) -> list[str] | None:
     if len(set(colours)) != len(colours):
         raise VisionError(f"--colors {text}: a colour is given twice")
     return colours
+
+
+UNSEEN_SIDE_GIVEN = False
+"""The side ``read-board --json`` gives a spore whose side its meeple hides (listed under
+``side_unknown``): the unused side, the one the rules put under a meeple on its spore at setup
+and after every mushroom card bought (rulebook, setup and 5.b); docs/rules.md."""
+
+
+def position_board(board: dict) -> dict:
+    """The board part of a position (docs/position.md) from :attr:`Reading.board`: a spore's
+    ``"used"`` must be true or false there, so a side the camera could not see (``None``, a
+    spore covered by its meeple) is given as :data:`UNSEEN_SIDE_GIVEN`.  The spores this touches
+    are those ``read-board --json`` lists under ``side_unknown``: trust no side listed there."""
+    spores = {p: dict(s, used=UNSEEN_SIDE_GIVEN) if s is not None and s.get("used") is None else s
+              for p, s in board.get("spores", {}).items()}
+    return {**board, "spores": spores} if "spores" in board else dict(board)
 
 
 COVERED_STATUS = 3

@@ -393,7 +393,8 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
 
 
 def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE,
-                   doubtful: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   doubtful: np.ndarray | None = None,
+                   may_stand: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Place at most one meeple per player and one per space, jointly.
 
     ``evidence``: float (S, 4).  Returns (player index per space int (S,), -1 for none;
@@ -404,7 +405,15 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     to the runner-up space of that player.  ``doubtful``: bool (S,) spaces whose evidence is
     unreliable (under a glare spot the veil lifts every colour towards every meeple's): there
     a meeple needs :data:`MEEPLE_MIN_EVIDENCE` in full, and their evidence is no runner-up
-    that would keep a clear winner elsewhere off the board.
+    that would keep a clear winner elsewhere off the board.  ``may_stand``: bool (S, 4) the
+    spaces each player's meeple may stand on as read
+    (:func:`companion.vision.meeple_doubts.may_stand`: a tile or its own spore, rulebook 4,
+    5.a), or ``None`` (every space): only there does a space count as a placed meeple's
+    runner-up, or keep a space without a meeple from being sure.  A wood substrate under a warm
+    lamp looks about as orange as orange's meeple on its spore, but no meeple stands on a
+    substrate, so it does not make that placement doubtful.  Where meeples are placed is decided
+    on every space all the same: the reading before meeples is no ground to forbid one (a tile
+    under a meeple may first read as another piece; in play that put meeples on no space).
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -426,14 +435,20 @@ def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDEN
     for p, c in zip(rows, cols):
         if c < S:
             owner[c] = p
+    # rivals and the spaces sure of holding no meeple: only where a meeple may stand (the
+    # evidence a meeple needs, for its confidence, by how clearly it stands out from those)
+    rival = evidence if may_stand is None else np.where(np.asarray(may_stand, bool), evidence, -big)
+    second = -np.sort(-rival, axis=0)[1] if S > 1 else np.full(P, -big)
+    need = np.minimum(min_evidence, np.maximum(WEAK_EVIDENCE, second + CLEAR_MARGIN))
     for p, s in zip(rows, cols):
         if s < S:
-            others = np.delete(evidence[:, p], s)
+            others = np.delete(rival[:, p], s)
             margin = min(evidence[s, p] - need[p], evidence[s, p] - (others.max() if len(others) else -big))
             conf[s] = 1.0 - np.exp(-max(margin, 0.0) / 1.5)
     free = np.flatnonzero(owner < 0)
-    # no meeple here: the margin is how far every player's evidence stays below its need
-    margin = np.min(need[None, :] - evidence[free], axis=1).astype(np.float64)
+    # no meeple here: the margin is how far every player's evidence stays below its need (a
+    # space no meeple may stand on is sure of it)
+    margin = np.min(need[None, :] - rival[free], axis=1).astype(np.float64)
     conf[free] = 1.0 - np.exp(-np.maximum(margin, 0.0) / 1.5)
     return owner, conf
 
@@ -463,8 +478,9 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
     used side under a warm lamp looks like the side's dark X).  So a meeple seen clearly on no
     space stands on its spore: a deduction from the rules, not a guess, as long as the spore's
     own look allows a meeple on it (evidence :data:`HOME_LEAST` or more).  Where it does not (the
-    symbol shows: a hand hides the meeple elsewhere), the meeple is placed nowhere, and the spore
-    and the space that looks next most like it are reported unsure (confidence 0).
+    symbol shows: a hand hides the meeple elsewhere), the meeple is placed nowhere and the space
+    that looks next most like it is reported unsure (confidence 0); the spore keeps its reading,
+    a spore showing its symbol holding no meeple wherever the reader judges it.
 
     ``evidence``: float (S, 4) meeple evidence (:func:`meeple_evidence`); ``owner``, ``conf``:
     int (S,) and float (S,) from :func:`assign_meeples`; ``home``: int (4,) the space of each
@@ -494,7 +510,6 @@ def meeples_at_home(evidence: np.ndarray, owner: np.ndarray, conf: np.ndarray,
             # lost under glare); the camera cannot tell where it is
             others = np.flatnonzero((owner < 0) & (np.arange(len(owner)) != h) & stand[:, p])
             runner = int(others[np.argmax(evidence[others, p])]) if len(others) else -1
-            conf[h] = 0.0
             if runner >= 0:
                 conf[runner] = 0.0
             doubts.append((int(h), p, runner))

@@ -32,7 +32,7 @@ from companion.vision.game_colours import doubt_foreign_colours
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
 from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
-from companion.vision.pieces import (DEDUCED_SURE, MEEPLE_MIN_EVIDENCE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls,
+from companion.vision.pieces import (DEDUCED_SURE, HOME_LEAST, MEEPLE_MIN_EVIDENCE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls,
                                     hidden_core, meeple_evidence, meeples_at_home, nearest_token, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
@@ -330,15 +330,18 @@ class BoardReader:
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
         evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
         glared = self._glared(veil)
-        owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
         whole = _whole(readings, rows, committed)
+        stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
+        owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand)
         covered = self._covered(readings, rows, whole, clipped, no_seed=owner_all[rows] >= 0)
         if covered.any():
             # what shows over a covered space is the object, and any meeple may stand under it:
             # just under what places a meeple, so none is placed there, and none elsewhere wins
             # by out-scoring it (a meeple seen weakly is placed only where no space rivals it)
             evidence[rows[covered]] = MEEPLE_MIN_EVIDENCE - 1e-3
-            owner_all, mconf_all = assign_meeples(evidence, doubtful=glared)
+            under_object = np.zeros(len(stand), bool)
+            under_object[rows[covered]] = True
+            owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand | under_object[:, None])
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
         home = self._homes(rows, spore_of, committed)
         under = []
@@ -348,7 +351,6 @@ class BoardReader:
                 if p not in owner_all and home[p] not in set(rows[covered].tolist()):
                     under.append((int(home[p]), int(p)))
                     home[p] = -1
-        stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
         seen = owner_all >= 0
         owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home, stand)
         deduced = (owner_all >= 0) & ~seen
@@ -392,9 +394,18 @@ class BoardReader:
                 r = readings[where[s]] if s in where else committed[s] if committed is not None else None
                 own = r is not None and r.kind == "spore" and r.player == players[p]
                 return f"on {'its spore at ' if own else ''}{self.label(self.geo.spaces[s])}"
-            why = (f"{players[p]}'s meeple is not clearly seen: {place(h)}"
-                   + (f" or {place(runner)}" if runner >= 0 else "") + "; the camera cannot tell")
-            for s in (h, runner):
+            if owner_all[h] != p and evidence[h, p] < HOME_LEAST:
+                # its spore shows its symbol, which no meeple standing there would leave in view:
+                # the spore is no place the meeple may be, so the sentence does not offer it
+                why = (f"{players[p]}'s meeple is seen clearly on no space and its spore at "
+                       f"{self.label(self.geo.spaces[h])} shows its symbol: "
+                       + (f"{place(runner)} or " if runner >= 0 else "") + "hidden from the camera; the camera cannot tell")
+                named = (runner,)
+            else:
+                why = (f"{players[p]}'s meeple is not clearly seen: {place(h)}"
+                       + (f" or {place(runner)}" if runner >= 0 else "") + "; the camera cannot tell")
+                named = (h, runner)
+            for s in named:
                 if s in where:
                     # each space keeps saying what it was read as
                     readings[where[s]].doubt = f"{read_as(readings[where[s]])}; {why}"
@@ -402,6 +413,8 @@ class BoardReader:
             readings[s].doubt = deduced_reason(readings[s], side_conf.get(s, 1.0), DEDUCED_SURE) or readings[s].doubt
         hid = ", ".join(self.label(self.geo.spaces[int(s)]) for s in rows[covered])
         for h, p in under:
+            if evidence[h, p] < HOME_LEAST:
+                continue  # its spore shows its symbol: the meeple is under the object, not on it
             if h in where:
                 r = readings[where[h]]
                 r.doubt = (f"{players[p]}'s meeple is not seen: on its spore at {self.label(self.geo.spaces[h])} "

@@ -43,4 +43,8 @@ def why_unsure(r) -> str:
         return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
     if r.kind == "spore":
         return f"read as {piece}; its side or its colour is not clear"
+    from companion.vision.classify import slot_doubt
+
+    if slot_doubt(r):
+        return f"read as {piece}; {slot_doubt(r)}"
     return f"read as {piece}, but it looks almost as much like another piece (check the light, or calibrate again)"

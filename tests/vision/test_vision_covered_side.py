@@ -57,7 +57,8 @@ def test_a_spore_side_hidden_by_its_meeple_is_not_claimed(tmp_path, geo, codes, 
     code, out, err = run(argv + ["--json"], capsys)
     assert code == 0, err
     got = json.loads(out)
-    assert got["board"]["spores"]["blue"]["used"] is None
+    # a valid position's board: the side not seen is given unused, and listed under side_unknown
+    assert got["board"]["spores"]["blue"]["used"] is False
     assert got["side_unknown"] == reading.side_unknown
     code, out, _ = run(argv, capsys)
     assert code == 0 and f"(side not visible: {COVERED_SIDE_REASON})" in out, out

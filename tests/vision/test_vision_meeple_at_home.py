@@ -88,8 +88,13 @@ def test_a_meeple_hidden_elsewhere_is_not_put_on_a_spore_that_shows_its_symbol()
     ev = _evidence()
     ev[5, BLACK] = -5.0
     owner, conf = assign_meeples(ev)
+    before = conf[5]
     owner, conf, doubts = meeples_at_home(ev, owner, conf, np.array([-1, -1, -1, 5]))
-    assert (owner == -1).all() and conf[5] == 0.0 and len(doubts) == 1 and doubts[0][:2] == (5, BLACK)
+    assert (owner == -1).all() and len(doubts) == 1 and doubts[0][:2] == (5, BLACK)
+    # the spore keeps its reading (its symbol shows: no meeple there); the space that looks next
+    # most like black's meeple is the one asked about
+    runner = doubts[0][2]
+    assert conf[5] == before and runner != 5 and (runner < 0 or conf[runner] == 0.0)
 
 
 def test_no_meeple_is_deduced_for_a_player_without_a_spore_on_the_board():
