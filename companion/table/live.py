@@ -215,6 +215,9 @@ class LiveTable:
             self.stats["read_errors"] += 1
             s.set_status("camera", "too small", small)
             return
+        # The game's colours: a marker, spore or meeple of a colour out of the game (a mug's
+        # red rim) is then unsure, not a piece (rulebook 2.g, 3).
+        self.reader.players = list(s.position.colors) or None
         t0 = time.perf_counter()
         try:
             reading = self.reader.read(frame.image, hand=self._hand_codes() or None, previous=self._committed)
