@@ -17,7 +17,9 @@ spore redraw) and the tag the ledger had on the board is read, the two swap plac
 read is a draw: the person put the other tile down.
 
 Draws entered without a UID (from the dashboard) have no tag to follow; tags of such tiles
-stay "in the bag" for the ledger.  The ledger is rebuilt from the game's events whenever
+stay "in the bag" for the ledger.  Such a tile still holds its place in the hand: when it
+and a tagged look-alike are in one hand, the untagged one is taken to have gone down, so
+the tagged one, if a spore redraw returned it, is drawn again on its next read.  The ledger is rebuilt from the game's events whenever
 they change in a way it did not follow (an undo, a new game, a fix), so a restarted host
 rebuilt from the game log knows every tag's place.
 
@@ -69,7 +71,7 @@ class TileLedger:
 
     ``places`` maps UID to :data:`BOARD`, :data:`DISCARDED` or :func:`hand` (a UID not in
     it is in the bag); ``hands`` lists each player's tags with their tile codes, in draw
-    order.  ``repeats`` counts tag reads ignored because the tag was not in the bag, by UID.
+    order (``None`` for a tile drawn without a tag).  ``repeats`` counts tag reads ignored because the tag was not in the bag, by UID.
     """
 
     places: dict[str, str] = field(default_factory=dict)
@@ -93,21 +95,28 @@ class TileLedger:
 
     def _take(self, player: str, code: str, to: str) -> None:
         held = self.hands.get(player, [])
-        for i, (uid, drawn) in enumerate(held):
-            if _same_type(drawn, code):
-                del held[i]
-                self.places[uid] = to
-                alike = {u for u, d in held if _same_type(d, drawn)}
-                if alike:
-                    self.twins[uid] = alike
-                return
+        alike = [i for i, (_, drawn) in enumerate(held) if _same_type(drawn, code)]
+        if not alike:
+            return
+        # A look-alike drawn without a tag (entered on the dashboard) is taken first: the
+        # tagged one is then still followed, so when it was the one kept (a spore redraw
+        # returns it to the bag) its next read is a draw, not a repeat.
+        i = next((i for i in alike if held[i][0] is None), alike[0])
+        uid, drawn = held.pop(i)
+        if uid is None:
+            return
+        self.places[uid] = to
+        twins = {u for u, d in held if u is not None and _same_type(d, drawn)}
+        if twins:
+            self.twins[uid] = twins
 
     def apply(self, move: dict[str, Any]) -> None:
         """Follow one accepted move document."""
         action, player = move.get("action"), move.get("player", "")
-        if action == "draw" and move.get("uid"):
-            uid = str(move["uid"])
-            self.places[uid] = hand(player)
+        if action == "draw":
+            uid = str(move["uid"]) if move.get("uid") else None
+            if uid is not None:
+                self.places[uid] = hand(player)
             self.hands.setdefault(player, []).append((uid, str(move.get("tile", ""))))
         elif action == "place":
             self._take(player, str(move.get("tile", "")), BOARD)
@@ -118,11 +127,14 @@ class TileLedger:
         elif action == "spore_ability" and move.get("mode") == "redraw":
             self._take(player, str(move.get("discard", "")), DISCARDED)
             for uid, _ in self.hands.pop(player, []):
-                self.places.pop(uid, None)  # back into the bag, by UID
+                if uid is not None:
+                    self.places.pop(uid, None)  # back into the bag, by UID
 
-    def follow(self, events: list) -> None:
+    def follow(self, events: list, opening_hands: dict[str, list[str]] | None = None) -> None:
         """Bring the ledger up to date with ``events`` (a game's :class:`~companion.game.Event`
-        list): only the new ones when it grew, from scratch when it changed otherwise."""
+        list): only the new ones when it grew, from scratch when it changed otherwise.
+        ``opening_hands``: the tiles each player held before the first event (colour -> tile
+        codes, the game's initial position), held in the hands untagged."""
         n = len(events)
         last = events[-1] if events else None
         if n == self._done and last is self._last:
@@ -132,6 +144,8 @@ class TileLedger:
             new = events[self._done:]
         else:
             self.reset()
+            for color, codes in (opening_hands or {}).items():
+                self.hands[color] = [(None, str(c)) for c in codes]
             new = events
         for ev in new:
             self.apply(ev.move)

@@ -344,7 +344,7 @@ class LiveTable:
             self.stats["reader_events"] += 1
         if kind == "tile_drawn":
             with s.lock:
-                self.tilebag.follow(s.game.events)
+                self.tilebag.follow(s.game.events, s.game.initial.hands)
                 seen = self.tilebag.sighting(ev["uid"], ev["tile"], (p.move.get("uid") for p in self.pending))
                 if seen.action == "repeat":
                     s.bus.publish("tag_repeat", {"uid": ev["uid"], "tile": ev["tile"], "place": seen.place,

@@ -136,6 +136,32 @@ def test_a_lookalike_returned_to_the_bag_can_be_drawn_whichever_went_down():
     assert led.sighting("U2", x).action == "repeat"
 
 
+def test_a_tagged_rock_kept_beside_an_untagged_one_is_drawn_again_after_a_spore_redraw():
+    # Seen in a cooperative game: orange's first rock was entered on the dashboard (no tag),
+    # the second was read; the spore redraw (4.d) discarded the first and returned the second,
+    # which was then drawn again and must count as a draw, not a repeated read.
+    led = TileLedger()
+    for m in ({"player": "orange", "action": "draw", "tile": "ROCK"},
+              {"player": "orange", "action": "draw", "tile": "P03", "uid": "U1"},
+              {"player": "orange", "action": "draw", "tile": "ROCK", "uid": "U2"},
+              {"player": "orange", "action": "spore_ability", "mode": "redraw", "discard": "ROCK"}):
+        led.apply(m)
+    assert led.place_of("U2") == BAG and led.place_of("U1") == BAG
+    assert led.sighting("U2", "ROCK").action == "draw"
+
+
+def test_a_rock_of_the_opening_hand_is_the_one_a_spore_redraw_may_discard():
+    # The opening hand is dealt before the game's first event, so its tiles carry no tag the
+    # ledger saw; the tagged rock drawn later and returned by the redraw is drawn again.
+    from types import SimpleNamespace
+    events = [SimpleNamespace(move=m) for m in (
+        {"player": "orange", "action": "draw", "tile": "ROCK", "uid": "U2"},
+        {"player": "orange", "action": "spore_ability", "mode": "redraw", "discard": "ROCK"})]
+    led = TileLedger()
+    led.follow(events, {"orange": ["ROCK", "P03"]})
+    assert led.sighting("U2", "ROCK").action == "draw"
+
+
 def test_ledger_starts_afresh_with_a_new_game():
     session, live = midgame()
     from companion.movegen import placements
