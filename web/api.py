@@ -273,8 +273,9 @@ def lock():
 
 
 # --- moves ----------------------------------------------------------------------------------
-def _commit(doc: dict[str, Any]):
-    """Judge and commit a move proposed from the dashboard; 400 malformed, 409 illegal."""
+def _commit(doc: dict[str, Any], after: int | None = None):
+    """Judge and commit a move proposed from the dashboard; 400 malformed, 409 illegal, or
+    409 ``stale`` when ``after`` is given and the game no longer has that many moves."""
     s = _session()
     try:
         move = parse_move(doc)
@@ -283,6 +284,9 @@ def _commit(doc: dict[str, Any]):
     except (TypeError, ValueError, KeyError, AttributeError) as e:  # a field of the wrong type
         raise ApiError(400, "bad_move", f"malformed move ({type(e).__name__}): see docs/position.md") from None
     with s.lock:
+        if after is not None and len(s.game.events) != after:
+            raise ApiError(409, "stale", "The game moved on since this was opened (a move was entered "
+                           "meanwhile, perhaps on another tablet): nothing was entered; look again.")
         if s.choices is not None:
             raise ApiError(409, "awaiting_choices", s.choices.sentence() + " first.")
         verdict = s.game.check(move)
@@ -306,11 +310,16 @@ def _player(doc: dict[str, Any]) -> str:
 @bp.post("/move")
 @auth.table_input()
 def move():
-    """``{"move": {...}}``: any move of ``docs/position.md``."""
-    doc = _body().get("move")
+    """``{"move": {...}, "after"?: n}``: any move of ``docs/position.md``; ``after``: the number
+    of moves in the game when the dashboard offered this one (409 ``stale`` when another
+    tablet has entered a move since: a draw tapped on two tablets is entered once)."""
+    body = _body()
+    doc, after = body.get("move"), body.get("after")
     if not isinstance(doc, dict):
         raise ApiError(400, "bad_move", "move: must be a move object (docs/position.md)")
-    return _commit(doc)
+    if after is not None and (not isinstance(after, int) or isinstance(after, bool) or after < 0):
+        raise ApiError(400, "bad_after", "after: must be the number of moves in the game, a whole number")
+    return _commit(doc, after)
 
 
 @bp.post("/buy")

@@ -23,6 +23,8 @@ board is found.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import argparse
 import json
 import sys
@@ -76,7 +78,7 @@ def _read_board(args: argparse.Namespace) -> int:
     labels = space_labels(edition)
     if args.json:
         out = reading.to_json()
-        out["board"] = position_board(out["board"])
+        out["board"] = position_board(out["board"], reading.unreadable)
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
         return _status(reading)
@@ -110,14 +112,30 @@ UNSEEN_SIDE_GIVEN = False
 and after every mushroom card bought (rulebook, setup and 5.b); docs/rules.md."""
 
 
-def position_board(board: dict) -> dict:
+def position_board(board: dict, unreadable: Iterable[str] = ()) -> dict:
     """The board part of a position (docs/position.md) from :attr:`Reading.board`: a spore's
     ``"used"`` must be true or false there, so a side the camera could not see (``None``, a
     spore covered by its meeple) is given as :data:`UNSEEN_SIDE_GIVEN`.  The spores this touches
-    are those ``read-board --json`` lists under ``side_unknown``: trust no side listed there."""
-    spores = {p: dict(s, used=UNSEEN_SIDE_GIVEN) if s is not None and s.get("used") is None else s
-              for p, s in board.get("spores", {}).items()}
-    return {**board, "spores": spores} if "spores" in board else dict(board)
+    are those ``read-board --json`` lists under ``side_unknown``: trust no side listed there.
+    ``unreadable``: "q,r" keys of spaces that could not be read (:attr:`Reading.unreadable`);
+    the piece the reader guessed there is left out, as the text output leaves it out."""
+    gone = {tuple(int(v) for v in k.split(",")) for k in unreadable}
+
+    def kept(at) -> bool:
+        return at is None or (int(at[0]), int(at[1])) not in gone
+
+    out = dict(board)
+    for kind in ("tiles", "trees", "substrates"):
+        if kind in out:
+            out[kind] = [x for x in out[kind] if kept(x.get("at"))]
+    if "rocks" in out:
+        out["rocks"] = [at for at in out["rocks"] if kept(at)]
+    if "meeples" in out:
+        out["meeples"] = {p: at for p, at in out["meeples"].items() if kept(at)}
+    if "spores" in out:
+        out["spores"] = {p: dict(s, used=UNSEEN_SIDE_GIVEN) if s is not None and s.get("used") is None else s
+                         for p, s in out["spores"].items() if s is None or kept(s.get("at"))}
+    return out
 
 
 COVERED_STATUS = 3

@@ -58,6 +58,17 @@ def test_every_example_move_is_well_formed_and_names_tiles_of_the_edition():
             assert canonical(m["tile"]) in types, m
 
 
+def test_the_place_rock_and_discard_examples_are_legal_on_the_example_position():
+    # The first moves a reader copies with the example position must be accepted by check-move.
+    from companion import rules
+    edition = load_edition("default")
+    pos = Position.from_json(example_position())
+    for m in example_moves():
+        if m["action"] in ("place", "rock", "discard"):
+            verdict = rules.check(pos, m, edition)
+            assert verdict.legal, (m, verdict.message)
+
+
 @pytest.mark.slow
 def test_the_example_position_reads_back_from_a_simulated_photo_as_written():
     from companion.sim.cli import photo

@@ -43,3 +43,17 @@ def test_a_side_hidden_by_its_meeple_is_given_unused_so_the_board_is_a_position(
 
 def test_a_board_without_spores_is_left_as_it_is():
     assert position_board({"tiles": [], "meeples": {}}) == {"tiles": [], "meeples": {}}
+
+
+def test_pieces_guessed_on_spaces_that_could_not_be_read_are_left_out_of_the_position():
+    # A sleeve over the board: the text output lists no tile there, so the JSON board must not
+    # either (a guessed tile on blue's spore made the board no position at all).
+    a, b = _outer()
+    key = f"{a[0]},{a[1]}"
+    board = {"tiles": [{"at": a, "paths": "P03"}, {"at": b, "paths": "P05"}], "rocks": [a], "trees": [],
+             "substrates": [{"at": a, "kind": "wood"}], "spores": {"blue": {"at": a, "used": False}},
+             "meeples": {"blue": a, "orange": b}}
+    out = position_board(board, [key])
+    assert out["tiles"] == [{"at": b, "paths": "P05"}] and out["rocks"] == [] and out["substrates"] == []
+    assert out["spores"] == {} and out["meeples"] == {"orange": b}
+    assert position_board(board)["tiles"] == board["tiles"]  # nothing unreadable: nothing left out

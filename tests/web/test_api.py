@@ -127,6 +127,22 @@ def test_legal_move_from_the_dashboard_is_committed(unlocked, session):
     assert unlocked.get("/api/state").get_json()["log"][-1]["move"]["action"] == move["action"]
 
 
+def test_a_move_offered_before_another_was_entered_is_refused_as_stale(unlocked, session):
+    # Two tablets confirm the same offered move (a tapped draw): the second must not enter it again.
+    move = (legal(session, "move") or legal(session, "place"))[0]
+    n = len(session.game.events)
+    before = snapshot(session)
+    r = unlocked.post("/api/move", {"move": move, "after": n - 1})
+    assert r.status_code == 409 and r.get_json()["error"] == "stale"
+    assert snapshot(session) == before
+    r = unlocked.post("/api/move", {"move": move, "after": n})
+    assert r.status_code == 200, r.get_json()
+    assert len(session.game.events) == n + 1
+    assert unlocked.post("/api/move", {"move": move, "after": n}).get_json()["error"] == "stale"
+    assert len(session.game.events) == n + 1
+    assert unlocked.post("/api/move", {"move": move, "after": "two"}).status_code == 400
+
+
 def test_end_turn_before_placing_is_refused_then_allowed(unlocked, session):
     if "place" in session.position.taken:
         pytest.skip("the bots already placed this turn")  # pragma: no cover - fixed seed

@@ -622,7 +622,14 @@
         } }, MycBoard.tileIcon(t.code, HAND_PX), h("span", { class: "code" }, t.code === "ROCK" ? "Rock" : t.code), h("span", { class: "left" }, `×${t.left}`))));
     openDialog(`${who} drew a tile`, [h("p", { class: "detail" }, `Tap the tile ${who} took from the bag (${S.bag} left; a draw cannot be undone).`), grid], []);
     $("#dlg-buttons").prepend(ok);
-    ok.onclick = () => { if (picked) send("move", { move: { player: offer.player, action: "draw", tile: picked } }, `${who} drew ${picked}.`); };
+    // The number of moves this dialog was opened on goes with the draw, and Confirm is
+    // disabled at the first tap: a draw tapped twice, or on two tablets, is entered once.
+    const after = S.log.length ? S.log[S.log.length - 1].seq : 0;
+    ok.onclick = () => {
+      if (!picked || ok.disabled) return;
+      ok.disabled = true;
+      send("move", { move: { player: offer.player, action: "draw", tile: picked }, after }, `${who} drew ${picked}.`);
+    };
   }
 
   // --- "What can I do?" (table rule ``hints``) -------------------------------------------------
