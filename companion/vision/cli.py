@@ -78,7 +78,11 @@ def _read_board(args: argparse.Namespace) -> int:
     labels = space_labels(edition)
     if args.json:
         out = reading.to_json()
-        out["board"] = position_board(out["board"], reading.unreadable)
+        # Only what an object covers is left out: under clipping glare the reader's guess stays, at
+        # confidence 0, listed under "unreadable".
+        from companion.vision.covered import is_covered_reason
+        covered = [k for k, why in reading.unreadable.items() if is_covered_reason(why)]
+        out["board"] = position_board(out["board"], covered)
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
         return _status(reading)
@@ -117,8 +121,8 @@ def position_board(board: dict, unreadable: Iterable[str] = ()) -> dict:
     ``"used"`` must be true or false there, so a side the camera could not see (``None``, a
     spore covered by its meeple) is given as :data:`UNSEEN_SIDE_GIVEN`.  The spores this touches
     are those ``read-board --json`` lists under ``side_unknown``: trust no side listed there.
-    ``unreadable``: "q,r" keys of spaces that could not be read (:attr:`Reading.unreadable`);
-    the piece the reader guessed there is left out, as the text output leaves it out."""
+    ``unreadable``: "q,r" keys of spaces left out (``read-board --json`` passes the spaces
+    something covers): the piece the reader guessed there is dropped, as the text leaves it out."""
     gone = {tuple(int(v) for v in k.split(",")) for k in unreadable}
 
     def kept(at) -> bool:
