@@ -49,6 +49,11 @@ def load_position(path: str) -> Position:
     doc = _load_json(path, "position")
     if isinstance(doc, dict) and "board" not in doc and isinstance(doc.get("position"), dict):
         doc = doc["position"]
+    if isinstance(doc, dict) and "board" in doc and "registration" in doc and "mode" not in doc:
+        # the whole output of read-board --json: only its "board" belongs in a position
+        raise InputError(f"position file {path}: this is a board reading ('read-board --json'), "
+                         "not a position: copy its \"board\" into a position with the players, "
+                         "hands and nutrients (docs/position.md)")
     try:
         return Position.from_json(doc)
     except PositionError as e:

@@ -257,3 +257,17 @@ def test_a_space_off_the_board_is_named_like_every_other_space(tmp_path):
     m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [9, 9], "rotation": 0}))
     out = json.loads(run("check-move", "--position", str(p), "--move", str(m)).stdout)
     assert out["reason"] == "off_board" and out["message"] == "(9,9) is off the board."
+
+
+def test_a_board_reading_given_as_a_position_is_named_as_such(tmp_path):
+    # read-board --json prints a reading whose "board" goes into a position; given whole, the
+    # refusal says so instead of naming its "confidence" field as a misspelling
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    board = json.loads(p.read_text())["board"]
+    reading = tmp_path / "reading.json"
+    reading.write_text(json.dumps({"board": board, "confidence": {"0,0": 0.9}, "unreadable": {},
+                                   "side_unknown": {}, "unsure": [], "registration": {}}))
+    r = run("check-move", "--position", str(reading), "--move", str(m))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "board reading ('read-board --json'), not a position" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -139,7 +139,8 @@
       const m = ev.data || {};
       if (m.type === "beat" && leading && m.id < TAB_ID) stepDown();   // two leaders after a race: the lower id stays
       else if (m.type === "msg" && !leading) onMessage(m.data, m.lastEventId, false);
-      else if (m.type === "state" && !leading && m.doc) { if (!refreshing) applyRelayed(m.doc, m.restarted); }
+      // a state relayed while this tab loads its own may be the newer one: load again after
+      else if (m.type === "state" && !leading && m.doc) { if (!refreshing) applyRelayed(m.doc, m.restarted); else again = true; }
       else if (m.type === "open" && !leading) setLink(true);
       else if (m.type === "down" && !leading) setLink(false);
       else if (m.type === "bye" && !leading) setTimeout(beat, 20 + Math.random() * 80);
