@@ -6,6 +6,7 @@ with Undo, and after a purchase the empty place asks for the next card, which is
 from __future__ import annotations
 
 from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
+from test_browser_undo import unlock
 from test_table_market import buying_table, real_table
 from webtools import PIN
 
@@ -29,10 +30,7 @@ def test_a_real_table_turns_up_its_market_corrects_a_draw_and_refills_after_a_pu
     srv = serve(session, port=0, pin=PIN, announce=False)
     try:
         page, errors = open_page(browser, srv.local_url, 1280, 800)
-        page.locator("#btn-lock").click()
-        page.fill("#pin-input", PIN)
-        page.keyboard.press("Enter")
-        page.wait_for_function("document.querySelector('#btn-lock').textContent === 'Lock'")
+        unlock(page)
         assert page.locator("#setup-banner li[data-step=market]").is_visible()
         assert page.locator("#tab-market .card.slot").count() == 6
         ARTIFACTS.mkdir(exist_ok=True)
