@@ -238,8 +238,10 @@ class TableSession:
     def draw_undoable(self, ev: Event) -> bool:
         """True when ``ev`` is a draw that may be taken back: one tapped in on the dashboard at
         a table without a bag reader (a mis-tap; the tile never left the bag in the game's
-        eyes).  A draw the reader saw (it carries the tag's ``uid``) really left the bag."""
-        return ev.move["action"] == "draw" and self.draws_on_dashboard and "uid" not in ev.move
+        eyes), or in a replay, which plays back the undos such a table accepted.  A draw the
+        reader saw (it carries the tag's ``uid``) really left the bag."""
+        tapped = self.draws_on_dashboard or self.game.kind == "replay"
+        return ev.move["action"] == "draw" and tapped and "uid" not in ev.move
 
     def undo(self, expect: int | None = None) -> Event:
         """Take back the last move; never a draw the bag reader saw (the tile is out of the bag

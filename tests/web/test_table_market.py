@@ -135,6 +135,17 @@ def test_a_draw_tapped_in_is_taken_back_until_the_next_move():
     assert b.get("/api/state").get_json()["draw"]["player"] == blue          # the same player draws again
 
 
+def test_a_replay_takes_back_a_tapped_draw_as_the_table_did():
+    """``run --replay`` offers no draws (they come from the recording), but plays back the undo
+    of a draw tapped in at a table without a reader."""
+    table = real_table()
+    session = TableSession(Game(table.position, GameConfig(), kind="replay"))
+    blue = session.position.colors[0]
+    assert session.submit({"player": blue, "action": "draw", "tile": "P03.G2"}, source="replay").legal
+    session.undo(session.game.events[-1].seq)
+    assert session.position.hands[blue] == []
+
+
 def test_with_a_bag_reader_a_draw_stays_out_of_the_bag():
     session = real_table(reader=True)
     b = tablet(session)
