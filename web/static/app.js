@@ -722,7 +722,7 @@
       h("p", { id: "hint-reason", class: "detail" }, "Why: " + (doc.reason.startsWith(doc.text) ? doc.reason.slice(doc.text.length).replace(/^[:;]\s*/, "") : doc.reason)),
       ...((doc.goals || []).length ? [h("h3", {}, "The team still needs"),
         h("ul", { id: "hint-goals" }, ...doc.goals.map(g => h("li", {}, g)))] : []),
-      h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards))], []);
+      ...(cards.length ? [h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards)] : []))], []);   // none during the set-up
   }
 
   // --- the players' choices a move waits for (7.c "of their choice", 5.b, 5) -----------------------
