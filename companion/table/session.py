@@ -78,6 +78,11 @@ class TableSession:
         self.draws_on_dashboard = False
         """True when the table has no bag reader (``run --rfid none``): the state offers the
         player who draws next the tiles still in the bag (``draw``), to enter on the dashboard."""
+        self.real_table = False
+        """True for a game played at a real table (``run``, not a replay): the state offers the
+        market's free places to turn up (``reveal``), and a new game set up on the dashboard
+        starts with nothing dealt (the players draw, lay the substrates and turn up the cards).
+        The simulated games (``demo``, ``serve``) deal and turn up their own."""
         self.status_detail: dict[str, str] = {}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
@@ -104,13 +109,6 @@ class TableSession:
     @property
     def edition(self) -> Edition:
         return self.game.edition
-
-    @property
-    def cards_on_dashboard(self) -> bool:
-        """True when the market's cards are turned up on the dashboard (``reveal``): a game of
-        a real table (``run``).  The simulated games (``demo``, ``serve``, a replay) turn up
-        their own cards from their shuffled decks."""
-        return self.game.kind == "table"
 
     @property
     def position(self) -> Position:
@@ -339,9 +337,10 @@ class TableSession:
                 self.bus.publish("status", {"device": device, "status": status, "detail": detail})
 
     def new_game(self, config: GameConfig, log: EventLog | None, seed: int | None = None) -> None:
-        """Replace the game with a new one (the setup wizard); raises SetupError."""
+        """Replace the game with a new one (the setup wizard), dealt unless the table is real
+        (:attr:`real_table`); raises SetupError."""
         ed = load_edition(config.edition)
-        pos, _ = new_game(config, ed, random.Random(seed))
+        pos, _ = new_game(config, ed, random.Random(seed), deal=not self.real_table)
         self.start_from(pos, config, log)
 
     def start_from(self, pos: Position, config: GameConfig | None, log: EventLog | None) -> None:
@@ -388,7 +387,7 @@ class TableSession:
                 "status": dict(self.status),
                 "status_detail": dict(self.status_detail),
                 "draws_on_dashboard": self.draws_on_dashboard,
-                "cards_on_dashboard": self.cards_on_dashboard,
+                "real_table": self.real_table,
             }
         out = self._compute_state(game, seq, snap)
         with self.lock:
@@ -434,8 +433,8 @@ class TableSession:
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
             "draw": draw_offer(pos, ed) if snap["draws_on_dashboard"] and snap["choices"] is None else None,
-            "reveal": reveal_offer(pos, ed) if snap["cards_on_dashboard"] and snap["choices"] is None else None,
-            "cards_on_dashboard": snap["cards_on_dashboard"],
+            "reveal": reveal_offer(pos, ed) if snap["real_table"] and snap["choices"] is None else None,
+            "real_table": snap["real_table"],
             "setup": [step.to_json() for step in setup_steps(pos, ed)],
         }
 

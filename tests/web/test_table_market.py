@@ -24,7 +24,8 @@ def real_table(reader: bool = False, options: dict | None = None) -> TableSessio
     config = GameConfig(options=dict(options or {}))
     pos, _ = new_game(config, load_edition(config.edition), random.Random(4), deal=False)
     session = TableSession(Game(pos, config, kind="table"))
-    session.draws_on_dashboard = not reader
+    session.draws_on_dashboard = not reader     # what run sets for --rfid none
+    session.real_table = True                   # and for any table game
     return session
 
 
@@ -33,7 +34,9 @@ def buying_table() -> TableSession:
     pos = make_position(tiles={(3, 0): "P03", (2, 0): "P03"}, nutrients={"blue": {"pink": 1, "yellow": 1}},
                         taken=["place"], market={"a": ["a01", "a02", "a03"], "b": ["b01", "b02", "b03"]},
                         decks={"a": 9, "b": 9})
-    return TableSession(Game(pos, GameConfig(), kind="table"))
+    session = TableSession(Game(pos, GameConfig(), kind="table"))
+    session.real_table = True
+    return session
 
 
 def tablet(session: TableSession) -> Browser:
@@ -92,7 +95,7 @@ def test_a_full_row_or_an_empty_deck_is_refused():
     r = reveal(b, "b", "b04")
     assert r.status_code == 409 and r.get_json()["message"] == "Deck B's row already shows 3 cards."
     empty = make_position(market={"a": ["a01"], "b": []}, decks={"a": 0, "b": 0})
-    r = reveal(tablet(TableSession(Game(empty, GameConfig()))), "a", "a02")
+    r = reveal(tablet(TableSession(Game(empty, GameConfig()))), "a", "a02")   # the rules refuse it anywhere
     assert r.status_code == 409 and "Deck A is empty: no card is left to turn up." == r.get_json()["message"]
 
 
@@ -118,7 +121,18 @@ def test_after_a_purchase_the_next_card_is_asked_for_and_a_wrong_one_is_taken_ba
 
 def test_the_market_is_turned_up_on_the_dashboard_only_at_a_real_table(shared_table):
     demo, _ = shared_table("cooperative", 3, 13)
-    assert demo.game.kind != "table" and demo.state()["reveal"] is None
+    assert demo.state()["reveal"] is None and not demo.state()["real_table"]
+
+
+def test_a_new_game_set_up_on_the_dashboard_of_a_real_table_deals_nothing():
+    session = real_table()
+    b = tablet(session)
+    assert b.post("/api/new-game", {"players": ["red", "blue", "orange"], "mode": "competitive",
+                                    "difficulty": "medium"}).status_code == 200
+    pos = session.position
+    assert pos.colors == ["red", "blue", "orange"] and pos.market == {"a": [], "b": []}
+    assert all(pos.hands[c] == [] for c in pos.colors) and not pos.substrates and len(pos.pending_substrates) == 4
+    assert {d: o["missing"] for d, o in session.state()["reveal"].items()} == {"a": 3, "b": 3}
 
 
 def test_a_draw_tapped_in_is_taken_back_until_the_next_move():

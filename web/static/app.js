@@ -616,7 +616,7 @@
     const body = [h("p", {}, `${cap(S.position.active)} buys ${card.name} (${card.vp} VP).`), h("p", {}, ...cost(card, S.position))];
     if (sets.length) body.push(h("p", { class: "detail" }, "Paid with " + sets.map(s => `${s.pick} of the ${s.color} tiles on ${s.tiles.length} spaces`).join(" or ") + "; take them off the board."));
     const deck = (card.deck || "").toUpperCase();
-    const next = S.cards_on_dashboard && S.decks[card.deck] > 0 ? ` Turn up the next card of deck ${deck}.` : "";
+    const next = S.real_table && S.decks[card.deck] > 0 ? ` Turn up the next card of deck ${deck}.` : "";
     openDialog("Confirm purchase", body, [{ label: "Confirm purchase", primary: true, id: "buy-confirm", onclick: () => send("buy", { card: card.id }, `${card.name} bought.${next}`) }]);
   }
 
