@@ -181,7 +181,9 @@ def _colours(args: argparse.Namespace) -> int:
         print(f"warning: kept with --force although {_pairs(poor)} barely differ: readings of them will be unsure")
     fair = [p for p in close_pairs(summary["separation"], FAIR_SEPARATION) if p not in poor]
     if fair:
-        print(f"warning: {_pairs(fair)} are only just told apart: check the light, or add the other layouts' photos")
+        # more photos only help while a calibration layout is still missing
+        more = ", or add the other layouts' photos" if len({str(x) for x in layouts}) < 3 else ", or retake the photos"
+        print(f"warning: {_pairs(fair)} are only just told apart: check the light{more}")
     for text in warned:
         print(f"warning: {text}; if the separations above are poor, retake that photo")
     for text in misplaced:

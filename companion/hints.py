@@ -22,6 +22,7 @@ from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
+from companion.setup_steps import setup_steps
 from companion.tiles import ROCK, rotate_code
 from companion.tiles import parse as parse_tile
 from companion.wording import and_list, mission_title, tile_words
@@ -316,10 +317,16 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
     player = pos.active
     move = None if pos.result is not None or pos.in_setup else bot.next_action(pos, ed)
     if pos.in_setup:
+        # Before the meeples stand, no network or card plan means anything: say what the
+        # set-up still needs, and where the spore goes once only the spores are left.
+        before = [step.text for step in setup_steps(pos, ed) if step.key != "spores"]
+        if before:
+            return Hint(player, None, "the set-up comes first: " + "; ".join(before), [])
         move = bot.spore_space(pos, ed)
         reason = (f"{player} puts the spore and the meeple on {ed.label(Hex(*move['at']))}: the starting space "
                   "closest to substrates and trees (3)")
-    elif move is None:
+        return Hint(player, move, reason, [])
+    if move is None:
         missing = min(3 - len(pos.hands[player]), pos.bag)
         if missing > 0:   # the draw names the tile that comes out of the bag: the table's to make
             reason = f"nothing more pays off this turn: draw {missing} tile(s) from the bag, then end the turn (4.a.3)"

@@ -151,7 +151,7 @@ def execute_purchase(b: "Board", m: "Move", notes: list[str]) -> None:
         pos.decks[card.deck] -= 1
         notes.append(f"{ed.cards[m.refill].name} is turned face up")
     elif pos.decks[card.deck] > 0:
-        notes.append(f"turn up the next card of deck {card.deck}")
+        notes.append(f"turn up the next card of deck {card.deck.upper()}")
     spore = pos.spores[m.player]
     if m.spore_to is not None:
         spore.at = m.spore_to

@@ -19,6 +19,7 @@ from companion.board import (Board, IllegalMove, check_starting_space, clear_spa
                              has_place_action, send_home)
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
+from companion.market import MARKET_SIZE
 from companion.moves import TABLE, Move, parse_move
 from companion.networks import SPORE
 from companion.options import option
@@ -93,8 +94,6 @@ REASONS: dict[str, str] = {
 }
 """Every reason code with its one-line meaning (also in docs/position.md)."""
 
-MARKET_SIZE = 3
-"""Face-up cards per deck (rulebook 2.d)."""
 
 
 @dataclass(frozen=True)
@@ -532,16 +531,24 @@ def _v_buy(b: Board, m: Move) -> None:
 
 
 def _v_reveal(b: Board, m: Move) -> None:
+    """2.d, 6: the card turned up must be one of that deck's face-down cards."""
     pos, ed = b.pos, b.edition
-    if m.card not in ed.cards or ed.cards[m.card].deck != m.deck:
-        raise IllegalMove("card_unknown", f"Deck {m.deck} has no card {m.card}.")
+    deck = m.deck.upper()
+    card = ed.cards.get(m.card)
+    if card is None:
+        raise IllegalMove("card_unknown", f"The edition has no card {m.card!r}: pick one of deck {deck}'s cards.")
+    name = f"{card.name} ({m.card})"
+    if card.deck != m.deck:
+        raise IllegalMove("card_not_in_deck", f"{name} is a card of deck {card.deck.upper()}, not of deck {deck}.")
     if len(pos.market[m.deck]) >= MARKET_SIZE:
-        raise IllegalMove("no_free_market_slot", f"Deck {m.deck}'s row already shows {MARKET_SIZE} cards.")
+        raise IllegalMove("no_free_market_slot", f"Deck {deck}'s row already shows {MARKET_SIZE} cards.")
     if pos.decks[m.deck] <= 0:
-        raise IllegalMove("card_not_in_deck", f"Deck {m.deck} is empty.")
-    seen = {c for v in pos.cards.values() for c in v} | {c for v in pos.market.values() for c in v}
-    if m.card in seen:
-        raise IllegalMove("card_not_in_deck", f"{m.card} is already in play.")
+        raise IllegalMove("card_not_in_deck", f"Deck {deck} is empty: no card is left to turn up.")
+    if m.card in pos.market[m.deck]:
+        raise IllegalMove("card_not_in_deck", f"{name} is already face up in the market, not in the deck.")
+    owner = next((c for c, held in pos.cards.items() if m.card in held), None)
+    if owner is not None:
+        raise IllegalMove("card_not_in_deck", f"{name} was bought by {owner}: it is no longer in the deck.")
 
 
 _VALIDATE = {
@@ -591,7 +598,8 @@ def describe(b: Board, m: Move) -> str:
         card = b.edition.cards.get(m.card)
         return f"{who} buys {card.name if card else m.card} ({m.card})"
     if m.action == "reveal":
-        return f"card {m.card} is turned face up on deck {m.deck}"
+        card = b.edition.cards.get(m.card)
+        return f"{card.name if card else 'card'} ({m.card}) is turned face up on deck {m.deck.upper()}"
     return f"{who} {m.action}"
 
 

@@ -354,6 +354,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     session = TableSession(game)
     session.draws_on_dashboard = args.rfid == "none" and not args.replay   # no bag reader: draws are tapped in
+    session.real_table = not args.replay   # the cards are turned up on the dashboard; a new game is not dealt
     recorder = None
     if args.record:
         from companion.table.record import Recorder

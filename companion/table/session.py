@@ -23,11 +23,13 @@ from companion.game import Event, Game, StaleUndo
 from companion.hexgrid import Hex
 from companion.moves import parse_move
 from companion.networks import MyceliumGraph
+from companion.market import DECKS, face_down, free_slots
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import REASONS, IllegalMove, Verdict, choices_needed
 from companion.table.choices import ChoiceError, ChoicePrompt
 from companion.setup import GameConfig, new_game
+from companion.setup_steps import player_setup_task, setup_steps
 
 ACTION_SLOTS = {"place": "place or discard a tile", "move": "move the meeple", "remove": "remove a tile or rock",
                 "spore": "use the spore ability", "give": "give a nutrient", "buy": "buy a mushroom card"}
@@ -76,6 +78,11 @@ class TableSession:
         self.draws_on_dashboard = False
         """True when the table has no bag reader (``run --rfid none``): the state offers the
         player who draws next the tiles still in the bag (``draw``), to enter on the dashboard."""
+        self.real_table = False
+        """True for a game played at a real table (``run``, not a replay): the state offers the
+        market's free places to turn up (``reveal``), and a new game set up on the dashboard
+        starts with nothing dealt (the players draw, lay the substrates and turn up the cards).
+        The simulated games (``demo``, ``serve``) deal and turn up their own."""
         self.status_detail: dict[str, str] = {}
         self.counts = {"illegal_caught": 0, "legal_rejected": 0}
         self.input_hooks: list[Callable[[dict[str, Any]], None]] = []
@@ -226,12 +233,21 @@ class TableSession:
                 self.illegal = None
                 self.bus.publish("cleared", {"why": why})
 
+    def draw_undoable(self, ev: Event) -> bool:
+        """True when ``ev`` is a draw that may be taken back: one tapped in on the dashboard at
+        a table without a bag reader (a mis-tap; the tile never left the bag in the game's
+        eyes), or in a replay, which plays back the undos such a table accepted.  A draw the
+        reader saw (it carries the tag's ``uid``) really left the bag."""
+        tapped = self.draws_on_dashboard or self.game.kind == "replay"
+        return ev.move["action"] == "draw" and tapped and "uid" not in ev.move
+
     def undo(self, expect: int | None = None) -> Event:
-        """Take back the last move; never a bag draw (the tile is out of the bag for real).
+        """Take back the last move; never a draw the bag reader saw (the tile is out of the bag
+        for real), though a draw tapped in on the dashboard may be (:meth:`draw_undoable`).
 
         ``expect``: the number of the move the table means to undo (the one the dashboard
         showed); a double tap or another tablet's undo makes it stale.  Raises
-        :class:`SessionError` when there is nothing to undo, the last event is a draw, or
+        :class:`SessionError` when there is nothing to undo, the last event is a reader's draw, or
         ``expect`` is not the last move (``stale`` is then true on the error); nothing changes.
         """
         self._record({"input": "undo", **({"expect": expect} if expect is not None else {})})
@@ -246,7 +262,7 @@ class TableSession:
                                    f"{last.notes[0] if last.notes else last.move['action']}); nothing was undone")
                 err.stale = True
                 raise err
-            if last.move["action"] == "draw":
+            if last.move["action"] == "draw" and not self.draw_undoable(last):
                 raise SessionError("the last event is a tile drawn from the bag; a draw cannot be undone")
             try:
                 return self.game.undo(expect)
@@ -321,9 +337,10 @@ class TableSession:
                 self.bus.publish("status", {"device": device, "status": status, "detail": detail})
 
     def new_game(self, config: GameConfig, log: EventLog | None, seed: int | None = None) -> None:
-        """Replace the game with a new one (the setup wizard); raises SetupError."""
+        """Replace the game with a new one (the setup wizard), dealt unless the table is real
+        (:attr:`real_table`); raises SetupError."""
         ed = load_edition(config.edition)
-        pos, _ = new_game(config, ed, random.Random(seed))
+        pos, _ = new_game(config, ed, random.Random(seed), deal=not self.real_table)
         self.start_from(pos, config, log)
 
     def start_from(self, pos: Position, config: GameConfig | None, log: EventLog | None) -> None:
@@ -360,7 +377,8 @@ class TableSession:
             snap = {
                 "pos": game.position,
                 "events": list(game.events[-log_tail:]),
-                "undo_allowed": bool(game.events) and game.events[-1].move["action"] != "draw" and self.choices is None,
+                "undo_allowed": bool(game.events) and self.choices is None
+                                and (game.events[-1].move["action"] != "draw" or self.draw_undoable(game.events[-1])),
                 "illegal": self.illegal,
                 "question": self.question.to_json() if self.question else None,
                 "choices": self.choices.to_json() if self.choices else None,
@@ -369,6 +387,7 @@ class TableSession:
                 "status": dict(self.status),
                 "status_detail": dict(self.status_detail),
                 "draws_on_dashboard": self.draws_on_dashboard,
+                "real_table": self.real_table,
             }
         out = self._compute_state(game, seq, snap)
         with self.lock:
@@ -414,6 +433,9 @@ class TableSession:
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
             "draw": draw_offer(pos, ed) if snap["draws_on_dashboard"] and snap["choices"] is None else None,
+            "reveal": reveal_offer(pos, ed) if snap["real_table"] and snap["choices"] is None else None,
+            "real_table": snap["real_table"],
+            "setup": [step.to_json() for step in setup_steps(pos, ed)],
         }
 
     @staticmethod
@@ -456,10 +478,11 @@ def panels(pos: Position, ed: Edition, live: bool = True) -> tuple[list[dict[str
             "vp": economy.victory_points(pos, ed, c),
             "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at), "used": spore.used},
             "open_actions": [v for k, v in ACTION_SLOTS.items() if live and c == pos.active and k not in pos.taken
-                             and "spore" not in pos.taken],
+                             and "spore" not in pos.taken and not pos.in_setup],
+            "setup": player_setup_task(pos, c) if live else None,
         })
     market = []
-    for deck in ("a", "b"):
+    for deck in DECKS:
         for cid in pos.market[deck]:
             card = card_json(ed, cid)
             card["afford"] = {c: can_buy(pos, ed, c, cid).to_json() for c in pos.colors} if cid in ed.cards else {}
@@ -486,3 +509,15 @@ def draw_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
     tiles = [{"code": code, "left": n} for code, n in sorted(left.items()) if n > 0
              and rules.check(pos, {"player": player, "action": "draw", "tile": code}, ed).legal]
     return {"player": player, "tiles": tiles} if tiles else None
+
+
+def reveal_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
+    """What a real table turns up on the dashboard: per deck with a free place in its row and a
+    card left face down, ``{"missing": free places, "cards": [card as the market shows it, ...]}``
+    (the cards that may lie face down: neither face up nor bought, :func:`companion.market.face_down`);
+    ``None`` when both rows are full or their decks empty, or the game is over (2.d, 6)."""
+    if pos.result is not None:
+        return None
+    offer = {deck: {"missing": free_slots(pos, deck), "cards": [card_json(ed, cid) for cid in face_down(pos, ed, deck)]}
+             for deck in DECKS if free_slots(pos, deck)}
+    return offer or None

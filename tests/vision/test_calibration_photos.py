@@ -136,6 +136,7 @@ def test_good_photos_of_a_plain_art_are_kept_with_a_warning_on_tile_and_slot(tmp
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert "warning: slot and tile (0." in out and "only just told apart" in out
+    assert "add the other layouts' photos" not in out and "or retake the photos" in out   # all three are given
 
 
 def test_a_player_colour_close_to_a_substrate_is_warned_about_not_refused():

@@ -69,3 +69,16 @@ def test_sim_calibration_refuses_a_file_as_its_folder(tmp_path, capsys):
     assert main(["sim-calibration", "--style", "bands", "--out", str(f)]) == 2
     err = capsys.readouterr().err
     assert "this is a file; give a folder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_sim_calibration_prints_the_calibrate_command_the_docs_give(tmp_path, capsys, monkeypatch):
+    """docs/simulated-camera.md's steps are the commands ``sim-calibration`` prints: the profile
+    the docs read the photo with is the one the printed command writes."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "simulated-camera.md").read_text()
+    monkeypatch.chdir(tmp_path)
+    assert main(["sim-calibration", "--style", "meadow", "--light", "warm lamp", "--table", "cloth", "--seed", "4",
+                 "--size", "480x270", "--out", "cal"]) == 0
+    printed = capsys.readouterr().out.split("calibrate with: ", 1)[1].strip()
+    assert f"    {printed}\n" in docs
+    profile = printed.rsplit("--out ", 1)[1]
+    assert f"read-board photo.png --profile {profile}\n" in docs

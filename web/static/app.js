@@ -300,8 +300,12 @@
       const w = pos.result.winners || [];
       turn.append("Game over", w.length ? " · " : "", ...w.flatMap(c => [chip(c), " "]), w.length ? (w.length > 1 ? "win" : "wins") : "");
     }
-    else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length)
-      turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
+    else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length) {
+      // the set-up's next step for a player: the draws come before the spores (rulebook 3)
+      const ps = replay ? [] : S.players, next = ps.find(p => (p.setup || "").startsWith("draw")) || ps.find(p => p.setup === "place the spore");
+      if (next) turn.append("Set-up: ", chip(next.color), " ", cap(next.color), ": " + next.setup);
+      else turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
+    }
     else turn.append(`Turn ${pos.turn && pos.turn.number || 1} · `, chip(pos.active), " ", cap(pos.active), " to play");
     renderLastMove();
     const t = replay ? replayTargets() : (S.targets || {});
@@ -371,6 +375,7 @@
       q.hidden = false;
     } else q.hidden = true;
     renderChoices();
+    renderSetup();
     const res = $("#result-banner");
     if (pos.result && !replay) {
       const w = pos.result.winners || [];
@@ -452,8 +457,9 @@
         h("div", { class: "pstats" },
           h("span", { class: "nuts" }, ...nut, h("span", { class: "cap" + (full ? " full" : "") }, `${p.nutrient_total}/${p.nutrient_cap}`)),
           h("span", { class: "vp" }, `${p.vp} VP`, h("span", { class: "ncards" }, ` · ${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`))),
-        (active && (p.open_actions.length || hintsOn())) || drawsHere(p.color)
-          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, active && p.open_actions.length ? "Still open: " + p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ") : "",
+        (active && (p.open_actions.length || hintsOn())) || drawsHere(p.color) || p.setup
+          ? h("div", { class: "open", title: p.open_actions.join(" · ") }, active && p.open_actions.length ? "Still open: " + p.open_actions.map(a => OPEN_SHORT[a] || a).join(" · ")
+            : p.setup ? h("span", { class: "setup-task" }, "Set-up: " + p.setup) : "",
             drawsHere(p.color) ? h("button", { type: "button", id: "btn-draw", class: "draw", onclick: drawDialog }, "Drew a tile") : "",
             active && hintsOn() && !replay ? h("button", { type: "button", id: "btn-hint", class: "hint", onclick: hintDialog }, "What can I do?") : "") : "");
       return row;
@@ -493,7 +499,8 @@
   function renderMarket(pos) {
     const box = $("#tab-market");
     const active = pos.active, over = !!pos.result;
-    box.replaceChildren(...(replay ? replay.market : S.market).map(card => {
+    const market = replay ? replay.market : S.market;
+    const cardBox = (card) => {
       const a = (card.afford || {})[active] || {};
       const canBuy = a.can_buy && !over && !replay;
       return h("div", { class: "card" + (canBuy ? " can" : ""), "data-card": card.id, title: card.effect ? card.effect.replace(/_/g, " ") : "" },
@@ -501,7 +508,16 @@
         h("div", { class: "ccost" }, ...cost(card, pos)),
         h("div", { class: "afford" }, ...pos.players.map(p => lacks((card.afford || {})[p.color] || {}, p.color))),
         canBuy ? h("button", { type: "button", class: "buy", onclick: () => buyDialog(card, a) }, "Buy…") : "");
-    }));
+    };
+    // a real table turns its cards up by hand: each free place of a row asks for its card
+    const offer = replay ? null : S.reveal;
+    const slot = (deck) => h("div", { class: "card slot", "data-deck": deck },
+      h("div", { class: "cname" }, h("strong", {}, `Deck ${deck.toUpperCase()}: no card`)),
+      h("button", { type: "button", class: "turnup", onclick: () => revealDialog(deck) }, "Turn up a card"));
+    const inA = ((pos.market || {}).a || []).length;   // the market lists deck A's cards, then deck B's
+    box.replaceChildren(...["a", "b"].flatMap(deck => [
+      ...(deck === "a" ? market.slice(0, inA) : market.slice(inA)).map(cardBox),
+      ...Array.from({ length: offer && offer[deck] ? offer[deck].missing : 0 }, () => slot(deck))]));
   }
 
   function renderGoals(pos) {
@@ -558,7 +574,7 @@
     const last = S.log.length ? S.log[S.log.length - 1] : null;
     u.disabled = !S.undo_allowed || undoBusy;
     u.title = undoBusy ? "Taking the move back…" : S.undo_allowed && last ? `Take back move ${last.seq}: ${last.text}`
-      : "The last event is a bag draw (or there is none): it cannot be undone";
+      : "The last event is a tile the bag reader saw drawn (or there is none): it cannot be undone";
     $("#act-give").disabled = over;
     $("#act-swap").disabled = over;
   }
@@ -600,14 +616,64 @@
     const sets = a.payable_sets || [];
     const body = [h("p", {}, `${cap(S.position.active)} buys ${card.name} (${card.vp} VP).`), h("p", {}, ...cost(card, S.position))];
     if (sets.length) body.push(h("p", { class: "detail" }, "Paid with " + sets.map(s => `${s.pick} of the ${s.color} tiles on ${s.tiles.length} spaces`).join(" or ") + "; take them off the board."));
-    openDialog("Confirm purchase", body, [{ label: "Confirm purchase", primary: true, id: "buy-confirm", onclick: () => send("buy", { card: card.id }, `${card.name} bought.`) }]);
+    const deck = (card.deck || "").toUpperCase();
+    const next = S.real_table && S.decks[card.deck] > 0 ? ` Turn up the next card of deck ${deck}.` : "";
+    openDialog("Confirm purchase", body, [{ label: "Confirm purchase", primary: true, id: "buy-confirm", onclick: () => send("buy", { card: card.id }, `${card.name} bought.${next}`) }]);
+  }
+
+  // --- a real table's market: the cards turned up are tapped in -----------------------------------
+  /** The set-up still to do (rulebook 2.c, 2.d, 3), else the next card to turn up after a
+   * purchase: one banner above the board, with the button that enters it. */
+  function renderSetup() {
+    const box = $("#setup-banner");
+    const steps = replay ? [] : (S.setup || []);
+    const decks = replay || !S.reveal ? [] : ["a", "b"].filter(d => S.reveal[d]);
+    const turnUp = (d) => h("button", { type: "button", class: "small turnup", "data-deck": d, onclick: () => revealDialog(d) }, `Turn up deck ${d.toUpperCase()}`);
+    if (steps.length) {
+      box.replaceChildren(h("span", { class: "msg" }, h("strong", {}, "Set-up still to do:"),
+        h("ul", { class: "setup-steps" }, ...steps.map(st => h("li", { "data-step": st.key }, cap(st.text))))),
+        ...(steps.some(st => st.key === "market") ? decks.map(turnUp) : []));
+      box.hidden = false;
+    } else if (decks.length) {
+      box.replaceChildren(h("span", { class: "msg" }, h("strong", {}, decks.map(d =>
+        `Turn up the next card of deck ${d.toUpperCase()}`).join("; ") + ":"), " the market shows an empty place until it is entered."),
+        ...decks.map(turnUp));
+      box.hidden = false;
+    } else box.hidden = true;
+  }
+  /** The cards that may lie face down in ``deck`` (neither face up nor bought), each with its
+   * name, VP and cost as the market shows it, to tap; Confirm plays the ``reveal``.  A mistake
+   * is taken back with Undo. */
+  function revealDialog(deck) {
+    const offer = S.reveal && S.reveal[deck];
+    if (!offer) return;
+    const D = deck.toUpperCase();
+    let picked = null;
+    const ok = h("button", { type: "button", class: "primary", id: "reveal-ok", disabled: true }, "Confirm");
+    const grid = h("div", { class: "cardpick", role: "radiogroup", "aria-label": `Cards of deck ${D}` }, ...offer.cards.map(card =>
+      h("button", { type: "button", role: "radio", "aria-checked": "false", "data-card": card.id, onclick: (e) => {
+        for (const b of grid.children) { b.classList.remove("on"); b.setAttribute("aria-checked", "false"); }
+        e.currentTarget.classList.add("on"); e.currentTarget.setAttribute("aria-checked", "true");
+        picked = card; ok.disabled = false; ok.textContent = `Confirm: ${card.name}`;
+      } }, h("span", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`)),
+        h("span", { class: "ccost" }, ...cost(card, S.position)))));
+    openDialog(`Turn up a card of deck ${D}`, [h("p", { class: "detail" },
+      `Tap the card turned face up from deck ${D} (${S.decks[deck]} face down; ${offer.missing} place${offer.missing === 1 ? "" : "s"} free). A mistake is taken back with Undo.`), grid], []);
+    $("#dlg-buttons").prepend(ok);
+    // as the draw: the number of moves it was opened on goes with it, Confirm is disabled at its first tap
+    const after = S.log.length ? S.log[S.log.length - 1].seq : 0;
+    ok.onclick = () => {
+      if (!picked || ok.disabled) return;
+      ok.disabled = true;
+      send("move", { move: { player: "table", action: "reveal", deck, card: picked.id }, after }, `${picked.name} is face up on deck ${D}.`);
+    };
   }
 
   // --- a table without a bag reader: the drawn tile is tapped in ----------------------------------
   function drawsHere(color) { return !!(S && S.draw && !replay && S.draw.player === color); }
   /** The tiles still in the bag as the hand shows them (picture and code), in a grid to tap;
-   * Confirm plays the draw.  A draw cannot be undone (the tile left the bag), so a tap only
-   * picks, it never sends. */
+   * Confirm plays the draw.  A tap only picks, it never sends; a confirmed mis-tap is taken
+   * back with Undo until another move is entered. */
   function drawDialog() {
     const offer = S.draw;
     if (!offer) return;
@@ -621,7 +687,7 @@
           e.currentTarget.classList.add("on"); e.currentTarget.setAttribute("aria-checked", "true");
           picked = t.code; ok.disabled = false; ok.textContent = `Confirm: ${who} drew ${t.code === "ROCK" ? "a rock" : t.code}`;
         } }, MycBoard.tileIcon(t.code, HAND_PX), h("span", { class: "code" }, t.code === "ROCK" ? "Rock" : t.code), h("span", { class: "left" }, `×${t.left}`))));
-    openDialog(`${who} drew a tile`, [h("p", { class: "detail" }, `Tap the tile ${who} took from the bag (${S.bag} left; a draw cannot be undone).`), grid], []);
+    openDialog(`${who} drew a tile`, [h("p", { class: "detail" }, `Tap the tile ${who} took from the bag (${S.bag} left). A mis-tap is taken back with Undo until the next move.`), grid], []);
     $("#dlg-buttons").prepend(ok);
     // The number of moves this dialog was opened on goes with the draw, and Confirm is
     // disabled at the first tap: a draw tapped twice, or on two tablets, is entered once.
@@ -657,7 +723,7 @@
       h("p", { id: "hint-reason", class: "detail" }, "Why: " + (doc.reason.startsWith(doc.text) ? doc.reason.slice(doc.text.length).replace(/^[:;]\s*/, "") : doc.reason)),
       ...((doc.goals || []).length ? [h("h3", {}, "The team still needs"),
         h("ul", { id: "hint-goals" }, ...doc.goals.map(g => h("li", {}, g)))] : []),
-      h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards))], []);
+      ...(cards.length ? [h("h3", {}, "To afford each card"), h("ul", { id: "hint-cards" }, ...cards)] : []))], []);   // none during the set-up
   }
 
   // --- the players' choices a move waits for (7.c "of their choice", 5.b, 5) -----------------------
