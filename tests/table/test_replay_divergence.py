@@ -80,6 +80,22 @@ def test_the_replay_checks_every_event_and_matches(recording, tmp_path):
     assert replayed.kind == "replay" and [e.move for e in replayed.events] == [e.move for e in game.events]
 
 
+def test_a_recording_made_before_its_notes_were_reworded_still_replays(recording, tmp_path):
+    # the notes put each move in words; a later version may word them differently, and the
+    # game recorded before must still replay (the moves are what is checked)
+    folder, game = recording
+    rec = copy_of(folder, tmp_path / "rec")
+    items = lines(rec)
+    for it in items:
+        if it["kind"] == "event" and it["payload"].get("notes"):
+            it["payload"]["notes"] = ["(worded differently) " + n for n in it["payload"]["notes"]]
+    (rec / "index.jsonl").write_text("".join(json.dumps(it) + "\n" for it in items))
+    db = tmp_path / "replay.sqlite3"
+    r = cli("run", "--replay", rec, "--db", db, "--no-web")
+    assert r.returncode == 0, r.stderr
+    assert [e.move for e in Game.resume(EventLog(db)).events] == [e.move for e in game.events]
+
+
 def test_an_edited_reader_event_stops_the_replay_at_that_step(recording, tmp_path):
     folder, game = recording
     rec = copy_of(folder, tmp_path / "rec")
