@@ -1,18 +1,20 @@
 """``mycelium-companion read-board``: one camera frame in, the board part of a position out.
 
-Prints ``{"board": ..., "confidence": {"q,r": float}, "unreadable": {"q,r": reason},
-"side_unknown": {"q,r": reason}, "unsure": {"q,r": reason}, "labels": {"q,r": "E5"},
-"registration": {"markers": [...], "reprojection_px": float}}`` with ``--json`` (``board`` is a
-valid board part of a position: a spore side the camera could not see is given unused and listed
-under ``side_unknown``, :func:`position_board`; ``unsure``: the
-readable spaces read with a confidence under :data:`LOW_CONFIDENCE`, each with its likely reason,
-as the text lists them; ``labels``: every space's printed label); otherwise the
-reading in words, every space by its printed label (``E5``, as on the dashboard), and each
-space read with low confidence or not at all with its reason (the pieces of the spaces it could
-not read are left out of the lists, those spaces named once per reason).  ``unreadable`` names
-the spaces the camera could not read and why, e.g. "glare on F6: move the lamp": their
-confidence is 0 and what ``board`` holds there is the reader's best guess, kept so the board
-stays a whole position; trust no piece on a space listed in ``unreadable``.  When something
+Prints ``{"board": ..., "complete": bool, "guessed": {...}, "confidence": {"q,r": float},
+"unreadable": {"q,r": reason}, "side_unknown": {"q,r": reason}, "unsure": {"q,r": reason},
+"labels": {"q,r": "E5"}, "registration": {"markers": [...], "reprojection_px": float}}`` with
+``--json``.  ``board`` holds what was read, in the form of a position's board (a spore side the
+camera could not see is given unused and listed under ``side_unknown``,
+:func:`position_board`); ``complete`` says whether every space was read, so that ``board`` is
+the whole board: when it is false, pieces are missing (those on the spaces listed in
+``unreadable``, whose best guesses are under ``guessed``) and the board must not be judged as a
+position.  ``unsure``: the readable spaces read with a confidence under
+:data:`LOW_CONFIDENCE`, each with its likely reason, as the text lists them; ``labels``: every
+space's printed label.  Otherwise the reading in words, every space by its printed label (``E5``,
+as on the dashboard), and each space read with low confidence or not at all with its reason (the
+pieces of the spaces it could not read are left out of the lists, those spaces named once per
+reason).  ``unreadable`` names the spaces the camera could not read and why, e.g. "glare on F6:
+move the lamp" (confidence 0).  When something
 covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
 reading is printed all the same and the exit status is 3: the board is not all in view (a space under a
 glare spot, "glare or something over D4", leaves it 0, as glare does).  Exit 2 with the reason
@@ -78,11 +80,11 @@ def _read_board(args: argparse.Namespace) -> int:
     labels = space_labels(edition)
     if args.json:
         out = reading.to_json()
-        # Only what an object covers is left out: under clipping glare the reader's guess stays, at
-        # confidence 0, listed under "unreadable".
-        from companion.vision.covered import is_covered_reason
-        covered = [k for k, why in reading.unreadable.items() if is_covered_reason(why)]
-        out["board"] = position_board(out["board"], covered)
+        # what the camera could not read is no reading: the board holds only what it read, as
+        # the text lists it, and says whether that is the whole board
+        out["board"] = position_board(out["board"], reading.unreadable)
+        out["guessed"] = guessed_pieces(reading.board, reading.unreadable)
+        out["complete"] = not reading.unreadable
         out["labels"] = {f"{q},{r}": label for (q, r), label in sorted(labels.items())}
         print(json.dumps(out))
         return _status(reading)
@@ -121,24 +123,45 @@ def position_board(board: dict, unreadable: Iterable[str] = ()) -> dict:
     ``"used"`` must be true or false there, so a side the camera could not see (``None``, a
     spore covered by its meeple) is given as :data:`UNSEEN_SIDE_GIVEN`.  The spores this touches
     are those ``read-board --json`` lists under ``side_unknown``: trust no side listed there.
-    ``unreadable``: "q,r" keys of spaces left out (``read-board --json`` passes the spaces
-    something covers): the piece the reader guessed there is dropped, as the text leaves it out."""
-    gone = {tuple(int(v) for v in k.split(",")) for k in unreadable}
+    ``unreadable``: "q,r" keys of spaces left out (``read-board --json`` passes every space it
+    could not read): the piece the reader guessed there is dropped, as the text leaves it out
+    (:func:`guessed_pieces` gives them)."""
+    gone = _spaces(unreadable)
+    out = _pieces(board, lambda at: at is None or _space_of(at) not in gone)
+    if "spores" in out:
+        out["spores"] = {p: dict(s, used=UNSEEN_SIDE_GIVEN) if s is not None and s.get("used") is None else s
+                         for p, s in out["spores"].items()}
+    return out
 
-    def kept(at) -> bool:
-        return at is None or (int(at[0]), int(at[1])) not in gone
 
+def guessed_pieces(board: dict, unreadable: Iterable[str]) -> dict:
+    """The pieces of :attr:`Reading.board` on the spaces ``unreadable`` ("q,r" keys): the
+    reader's guesses where it could not read (confidence 0), board-shaped (docs/position.md),
+    for ``read-board --json``'s ``guessed``."""
+    gone = _spaces(unreadable)
+    return _pieces(board, lambda at: at is not None and _space_of(at) in gone)
+
+
+def _spaces(keys: Iterable[str]) -> set[tuple[int, int]]:
+    return {_space(k) for k in keys}
+
+
+def _space_of(at) -> tuple[int, int]:
+    return int(at[0]), int(at[1])
+
+
+def _pieces(board: dict, keep) -> dict:
+    """``board`` with only the pieces whose space (or ``None``) ``keep`` accepts."""
     out = dict(board)
     for kind in ("tiles", "trees", "substrates"):
         if kind in out:
-            out[kind] = [x for x in out[kind] if kept(x.get("at"))]
+            out[kind] = [x for x in out[kind] if keep(x.get("at"))]
     if "rocks" in out:
-        out["rocks"] = [at for at in out["rocks"] if kept(at)]
+        out["rocks"] = [at for at in out["rocks"] if keep(at)]
     if "meeples" in out:
-        out["meeples"] = {p: at for p, at in out["meeples"].items() if kept(at)}
+        out["meeples"] = {p: at for p, at in out["meeples"].items() if keep(at)}
     if "spores" in out:
-        out["spores"] = {p: dict(s, used=UNSEEN_SIDE_GIVEN) if s is not None and s.get("used") is None else s
-                         for p, s in out["spores"].items() if s is None or kept(s.get("at"))}
+        out["spores"] = {p: s for p, s in out["spores"].items() if keep(None if s is None else s.get("at"))}
     return out
 
 

@@ -724,7 +724,10 @@ class BoardReader:
         for i, s in enumerate(rows):
             r = new[i]
             was = old[s]
-            if (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (was.kind, was.code, was.player, was.used, was.slots, was.meeple):
+            # a space unreadable before (covered, glare) holds only a guess: a new look at it
+            # is a reading of its own, never the old guess with its reason
+            if not was.reason and (r.kind, r.code, r.player, r.used, r.slots, r.meeple) == (
+                    was.kind, was.code, was.player, was.used, was.slots, was.meeple):
                 # read as before: keep the committed reading (a copy: glare may mark it), and
                 # any doubt the new reading raised (a meeple that may be under an object)
                 readings[s] = replace(was, doubt=r.doubt or was.doubt,

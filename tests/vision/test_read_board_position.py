@@ -10,7 +10,7 @@ import pytest
 from companion.edition import load_edition
 from companion.position import Position, PositionError
 from companion.setup import GameConfig, new_game
-from companion.vision.cli import UNSEEN_SIDE_GIVEN, position_board
+from companion.vision.cli import UNSEEN_SIDE_GIVEN, guessed_pieces, position_board
 
 
 def _doc_with(board_spores: dict, meeples: dict) -> dict:
@@ -57,3 +57,7 @@ def test_pieces_guessed_on_spaces_that_could_not_be_read_are_left_out_of_the_pos
     assert out["tiles"] == [{"at": b, "paths": "P05"}] and out["rocks"] == [] and out["substrates"] == []
     assert out["spores"] == {} and out["meeples"] == {"orange": b}
     assert position_board(board)["tiles"] == board["tiles"]  # nothing unreadable: nothing left out
+    # what was left out is given apart, as the reader's guesses
+    guessed = guessed_pieces(board, [key])
+    assert guessed["tiles"] == [{"at": a, "paths": "P03"}] and guessed["rocks"] == [a]
+    assert guessed["spores"] == {"blue": {"at": a, "used": False}} and guessed["meeples"] == {"blue": a}

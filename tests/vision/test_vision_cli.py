@@ -42,8 +42,10 @@ def test_read_board_json(tmp_path, capsys, geo):
     code, out, err = run(["read-board", str(img), "--intrinsics", str(_intrinsics_file(tmp_path, intr)), "--json"], capsys)
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"board", "confidence", "unreadable", "unsure", "labels", "side_unknown", "registration"}
-    assert result["unreadable"] == {}
+    assert set(result) == {"board", "complete", "guessed", "confidence", "unreadable", "unsure", "labels",
+                           "side_unknown", "registration"}
+    assert result["unreadable"] == {} and result["complete"] is True
+    assert result["guessed"]["tiles"] == [] and result["guessed"]["meeples"] == {}
     assert normalised(result["board"]) == normalised(BOARD, seen=result["board"])
     assert result["registration"]["markers"] == [0, 1, 2, 3]
     assert result["registration"]["reprojection_px"] < 1.0
