@@ -208,6 +208,11 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
     return out
 
 
+BLUEPRINT_REASON = ("it lays a tile of the network the team plans for Forest Communication, "
+                    "every tree on one green network (7.c)")
+"""What a hint says of a placement on the team's Forest Communication blueprint."""
+
+
 def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> str:
     player = move["player"]
     try:
@@ -226,8 +231,11 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
     what = notes[0]
     if move["action"] == "buy":
         return f"{what}: you can afford it now"
+    # A planned tile beside a tree also forms a mycorrhiza (5.b): say both, since the plan is
+    # why this space and rotation were chosen.
+    lays_plan = move["action"] == "place" and _lays_blueprint(pos, ed, move, bot)
     if gains:
-        return f"{what}: " + "; ".join(gains) + aim
+        return f"{what}: " + "; ".join(gains + ([BLUEPRINT_REASON] if lays_plan else [])) + aim
     if move["action"] == "move" and "place" in pos.taken and bot._move_to_plan(Board(pos, ed), player) == move:
         return (f"{what}: from that network you can lay the tile in your hand that the team's Forest "
                 f"Communication network needs (7.c)")
@@ -241,9 +249,8 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         return f"{what}: a rock in hand must be placed some time (4.a.3), here it hurts least or blocks an opponent"
     if move["action"] == "discard":
         return f"{what}: no tile in hand grows anywhere useful"
-    if move["action"] == "place" and _lays_blueprint(pos, ed, move, bot):
-        return (f"{what}: it lays a tile of the network the team plans for Forest Communication, "
-                f"every tree on one green network (7.c){aim}")
+    if lays_plan:
+        return f"{what}: {BLUEPRINT_REASON}{aim}"
     if move["action"] == "place":
         kind = None
         at = Hex(*move["at"])

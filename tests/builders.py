@@ -6,6 +6,13 @@ from typing import Any
 
 from companion.position import Position
 
+SIX_TILE_TREES = ((-1, 0), (1, -1), (0, 1), (2, 0))
+"""Four tree spaces whose smallest Forest Communication network (7.c) takes 6 tiles, two of
+them three-way; on an empty board the planner's blueprint has an arm tile on (2, -1) with
+green on edges 3 and 4.  Tests of the cooperative bots and the planner lay their positions
+around these spaces rather than the edition's cards, which a user may replace
+(docs/edition.md)."""
+
 
 def make_position(tiles: dict | None = None, rocks=(), trees: dict | None = None, substrates: dict | None = None,
                   spores: dict | None = None, meeples: dict | None = None, hands: dict | None = None,

@@ -239,14 +239,14 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
 def _can_be_undone_later(mv: dict[str, Any], q: Position, observed: View) -> bool:
     """Whether a step that brings the board no closer to the reading can still be part of an
     explanation: a space changes twice in one turn only by a piece put down and then removed
-    (the space then ends empty), or a piece removed and then a tile put there (the space ends
-    with a tile); rulebook 4: each action once per turn."""
+    (the space then ends empty), or a piece removed and then a tile or a rock put there (the
+    space ends with it, 4.c then 4.a.1 or 4.a.2); rulebook 4: each action once per turn."""
     at = mv.get("at")
     now = observed.spaces.get(Hex(*at)) if at is not None else None
     if mv["action"] in ("place", "rock"):
         return "remove" not in q.taken and (now is None or now[0] == "substrate")
     if mv["action"] == "remove":
-        return "place" not in q.taken and now is not None and now[0] == "tile"
+        return "place" not in q.taken and now is not None and now[0] in ("tile", "rock")
     return False
 
 

@@ -9,7 +9,7 @@ from companion.bots import GreedyBot
 from companion.edition import load_edition
 from companion.hexgrid import Hex, distance
 from companion.rules import Board, check
-from tests.builders import make_position
+from tests.builders import SIX_TILE_TREES, make_position
 
 ED = load_edition()
 
@@ -84,7 +84,7 @@ def test_the_team_grows_toward_a_side_of_a_planned_space_its_tile_can_join():
     # on the others.  A tile on (3, -1) faces it across that space's edge 0: a pink end there
     # lets the team lay the planned tile next turn, a green end cannot (the planned tile has
     # no green on edge 0), so the pink end is worth more.
-    trees = {at: [None] * 4 for _tid, at in ED.trees("easy")}
+    trees = {at: [None] * 4 for at in SIX_TILE_TREES}
     pos = make_position(trees=trees, mode="cooperative", difficulty="easy", hands={"blue": [], "orange": []})
     bot = GreedyBot(random.Random(1))
     b = Board(pos, ED)
@@ -95,10 +95,10 @@ def test_the_team_grows_toward_a_side_of_a_planned_space_its_tile_can_join():
     assert pink_end > green_end
 
 
-def _easy_blueprint():
-    """The blueprint of the empty easy layout, whose arm tile on (2, -1) carries green on edges
-    3 and 4 (the test above)."""
-    trees = {at: [None] * 4 for _tid, at in ED.trees("easy")}
+def _six_tile_blueprint():
+    """The blueprint of an empty board with the trees on :data:`SIX_TILE_TREES`, whose arm
+    tile on (2, -1) carries green on edges 3 and 4 (the test above)."""
+    trees = {at: [None] * 4 for at in SIX_TILE_TREES}
     empty = make_position(trees=trees, mode="cooperative", difficulty="easy", hands={"blue": [], "orange": []})
     bp = GreedyBot(random.Random(1))._blueprint(Board(empty, ED))
     assert bp.spaces.get(Hex(2, -1)) == frozenset({3, 4})
@@ -109,7 +109,7 @@ def test_a_substrate_on_a_planned_space_pulls_only_ends_of_its_colour():
     # 5.a (table rule substrate_requires_matching_color, on by default): a tile laid on a
     # substrate joins from a network of the substrate's colour.  With soil on the planned
     # space (2, -1), a pink end facing it can never lay the planned tile there, a yellow one can.
-    trees, bp = _easy_blueprint()
+    trees, bp = _six_tile_blueprint()
     pos = make_position(trees=trees, substrates={(2, -1): "soil"}, mode="cooperative", difficulty="easy",
                         hands={"blue": [], "orange": []})
     bot = GreedyBot(random.Random(1))
@@ -130,7 +130,7 @@ def test_the_player_holding_a_planned_tile_walks_to_the_network_that_can_lay_it(
     # edge 0).  The pink network of (3, -1) and (4, -1) faces that space's edge 0, but blue's
     # meeple stands on (4, 0), whose only path is yellow: from there blue cannot lay it.  After
     # placing, blue walks along yellow onto (4, -1), so next turn the pink network is theirs.
-    trees, bp = _easy_blueprint()
+    trees, bp = _six_tile_blueprint()
     pos = make_position(tiles={(3, -1): "P03", (4, -1): "P3.Y5", (4, 0): "Y2"}, trees=trees,
                         spores={"blue": (-4, 4), "orange": (-4, 0)}, meeples={"blue": (4, 0), "orange": (-4, 0)},
                         mode="cooperative", difficulty="easy", taken=["place"],
@@ -157,7 +157,7 @@ def test_the_player_holding_a_planned_tile_walks_to_the_network_that_can_lay_it(
 def _at_planned_space(hand, used=False):
     """Blue's meeple on a pink tile whose end faces the planned space (2, -1) across its edge 0
     (the planned tile there carries pink on that edge, so the team can lay it from here)."""
-    trees, bp = _easy_blueprint()
+    trees, bp = _six_tile_blueprint()
     pos = make_position(tiles={(3, -1): "P03"}, trees=trees, spores={"blue": ((-4, 4), used), "orange": (-4, 0)},
                         meeples={"blue": (3, -1), "orange": (-4, 0)}, mode="cooperative", difficulty="easy",
                         hands={"blue": hand, "orange": []})
@@ -220,7 +220,7 @@ def test_a_tile_without_green_grows_toward_the_blueprint_too():
     # green one.  Blue holds only P024.Y1 (no green path; the spore ability is spent, 4.d):
     # of the spaces its pink network reaches, it takes (3, 0) or (4, -2), whose ends face
     # spaces next to the plan, never (4, 0), three spaces from it (whatever the tie-break).
-    trees, bp = _easy_blueprint()
+    trees, bp = _six_tile_blueprint()
     for seed in range(6):
         pos = make_position(tiles={(3, -1): "P03"}, trees=trees, spores={"blue": ((4, -1), True), "orange": (-4, 0)},
                             meeples={"blue": (3, -1), "orange": (-4, 0)}, mode="cooperative", difficulty="easy",
@@ -233,10 +233,10 @@ def test_a_tile_without_green_grows_toward_the_blueprint_too():
 
 
 def _beside_the_rim(hand, substrates=None):
-    """Blue's meeple on a pink tile at (-3, 4), far from the easy blueprint: its pink ends face
+    """Blue's meeple on a pink tile at (-3, 4), far from the blueprint: its pink ends face
     (-4, 4) (a corner of the board) and (-2, 4); the spore ability is spent (4.d) and the
     meeple has nowhere to move, so the placement alone decides."""
-    trees, bp = _easy_blueprint()
+    trees, bp = _six_tile_blueprint()
     pos = make_position(tiles={(-3, 4): "P03"}, trees=trees, substrates=substrates or {},
                         spores={"blue": ((-4, 0), True), "orange": (0, -4)}, meeples={"blue": (-3, 4), "orange": (0, -4)},
                         mode="cooperative", difficulty="easy", hands={"blue": hand, "orange": []})

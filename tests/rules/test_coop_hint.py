@@ -82,6 +82,9 @@ def test_trees_are_named_by_their_letter_as_on_the_goals_tab(game, hints):
 def test_a_placement_on_the_blueprint_says_it_builds_forest_communication(hints):
     laid = [h for _, h in hints if "Forest Communication, every tree on one green network (7.c)" in h.reason]
     assert laid and all(h.move["action"] == "place" for h in laid)
+    # A planned tile beside a tree forms a mycorrhiza too (5.b): the hint names both the cube
+    # and the plan, not the cube alone.
+    assert any(" gains " in h.reason for h in laid), [h.reason for h in laid]
 
 
 def test_a_card_already_affordable_is_not_called_a_card_to_work_toward(game, hints):

@@ -14,7 +14,7 @@ from companion.game import Game
 from companion.hexgrid import Hex
 from companion.networks import MyceliumGraph
 from companion.selfplay import BotTable
-from tests.builders import make_position
+from tests.builders import SIX_TILE_TREES, make_position
 
 ED = load_edition()
 
@@ -22,6 +22,11 @@ ED = load_edition()
 def _empty(difficulty: str, **kw):
     trees = {at: [None] * 4 for _tid, at in ED.trees(difficulty)}
     return make_position(trees=trees, mode="cooperative", difficulty=difficulty, **kw)
+
+
+def _empty_six_tile(**kw):
+    """An empty cooperative board with the trees on :data:`SIX_TILE_TREES` (a 6-tile network)."""
+    return make_position(trees={at: [None] * 4 for at in SIX_TILE_TREES}, mode="cooperative", difficulty="easy", **kw)
 
 
 def _lay(pos, bp):
@@ -52,6 +57,36 @@ def test_the_blueprint_joins_all_four_trees_with_shapes_the_bag_holds(difficulty
             a, b = sorted(edges)
             assert (b - a) in (1, 3, 5)   # neighbouring edges or opposite ones, never a wide turn
     assert bp.cost == len(bp.spaces)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_placeholder_cards_ask_more_tiles_the_harder_the_difficulty(players):
+    # 7.c: "The difficulty is determined by the location of the Trees", so the placeholder
+    # cards place the trees farther apart the harder the card: the smallest green network
+    # joining all four, on an empty board with this player count's bag, takes 4 tiles on
+    # easy, 5 on medium and 9 on hard.
+    colors = ("blue", "orange", "red", "black")[:players]
+    cost = {}
+    for difficulty in ("easy", "medium", "hard"):
+        pos = _empty(difficulty, players=colors, spores={c: None for c in colors}, meeples={c: None for c in colors})
+        cost[difficulty] = forest_plan.plan(pos, ED).cost
+    assert cost == {"easy": 4, "medium": 5, "hard": 9}
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium"])
+def test_every_space_of_the_plan_can_be_laid_from_outside_it(difficulty):
+    # 4.a.1: a planned tile is laid from a network facing one of its sides in a colour the
+    # tile carries there (forest_plan.joins).  On the placeholder easy and medium cards every
+    # planned space has such a side facing neither a tree nor another planned space, so the
+    # team can start the network anywhere on it; a space whose every joinable side faces a tree
+    # or the plan can only be laid after its neighbours on the plan.
+    pos = _empty(difficulty)
+    bp = forest_plan.plan(pos, ED)
+    for h, want in bp.spaces.items():
+        ways = forest_plan.joins(ED, len(pos.colors), want)
+        outside = [e for e in range(6) if ways[e] and h.neighbor(e) in ED.spaces
+                   and h.neighbor(e) not in pos.trees and h.neighbor(e) not in bp.spaces]
+        assert outside, f"{h} can only be laid from the plan"
 
 
 def test_no_smaller_network_exists_on_the_easy_layout():
@@ -102,10 +137,10 @@ def _shape_for(edges) -> str:
 
 
 def _mid_game(missing_count: int):
-    """The easy blueprint laid but for ``missing_count`` spaces (a three-way one among them),
-    on real tiles; both meeples stand on it and the two hands hold the missing shapes beside
-    tiles that could degrade the wood substrates around instead."""
-    pos = _empty("easy", hands={"blue": [], "orange": []})
+    """The 6-tile blueprint of :data:`SIX_TILE_TREES` laid but for ``missing_count`` spaces (a
+    three-way one among them), on real tiles; both meeples stand on it and the two hands hold
+    the missing shapes beside tiles that could degrade the wood substrates around instead."""
+    pos = _empty_six_tile(hands={"blue": [], "orange": []})
     bp = forest_plan.plan(pos, ED)
     start = _lay(pos, bp)
     for h in start.tiles:
@@ -130,7 +165,7 @@ def _mid_game(missing_count: int):
 
 
 def test_cooperative_bots_complete_forest_communication_from_a_mid_game_position():
-    # The easy blueprint with one three-way tile and two arm tiles still to lay, the missing
+    # The 6-tile blueprint with one three-way tile and two arm tiles still to lay, the missing
     # shapes in the players' hands beside tiles that would earn cubes elsewhere: within six
     # turns the team connects all four trees (7.c) and gets the reward.
     start, _bp = _mid_game(3)
@@ -155,10 +190,10 @@ def test_a_planned_three_way_space_is_joined_only_by_its_green_ends_or_pink_betw
 
 def test_the_plan_bends_toward_a_space_a_team_network_can_join():
     # A network facing a space by a colour its planned tile carries there makes that space
-    # cheaper (REACH_DISCOUNT): among the spaces next to the easy trees, some lie on another
-    # smallest network, and facing one of them turns the plan through it; the discount is only
-    # ever given where the facing end can join the planned tile.
-    pos = _empty("easy")
+    # cheaper (REACH_DISCOUNT): among the spaces next to the trees of a 6-tile network, some lie
+    # on another smallest network, and facing one of them turns the plan through it; the
+    # discount is only ever given where the facing end can join the planned tile.
+    pos = _empty_six_tile()
     base = forest_plan.plan(pos, ED)
     bent = 0
     for h in sorted(ED.spaces):

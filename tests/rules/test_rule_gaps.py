@@ -3,8 +3,9 @@ Forest Communication's reward of choice (7.c), the mycorrhiza marker supply (com
 spores in growth and flow (4.a.1, 4.b II), and discarding above the cap (5)."""
 
 from companion.edition import load_edition
+from companion.hexgrid import Hex
 from companion.rules import apply, check, choices_needed
-from builders import make_position
+from builders import SIX_TILE_TREES, make_position
 
 ED = load_edition()
 
@@ -13,7 +14,8 @@ ED = load_edition()
 
 def forest_communication_move(**move_extra):
     from test_missions_and_results import green_network_through
-    trees = [at for _, at in ED.trees("easy")]
+    # trees whose last green tile also forms three mycorrhizae (5.b) beside Forest Communication
+    trees = [Hex(*at) for at in SIX_TILE_TREES]
     tiles = green_network_through(trees)
     last = next(iter(tiles))
     code = tiles.pop(last)

@@ -197,3 +197,24 @@ def test_a_spore_under_its_meeple_is_not_read_for_its_side():
     uncovered = {"spores": {"blue": {"at": [1, 1], "used": True}}, "meeples": {"blue": [2, 1]}}
     read_uncovered = {"spores": {"blue": {"at": [1, 1], "used": False}}, "meeples": {"blue": [2, 1]}}
     assert view_of_board(uncovered).diff(view_of_board(read_uncovered)) == {Hex(1, 1)}
+
+
+def test_a_tile_removed_and_a_rock_put_in_its_place_is_explained():
+    """4.c then 4.a.2 in one still period: the tile next to blue's meeple is removed and blue's
+    rock goes on the emptied space, so the camera sees a rock where the tile was.  The search
+    offers that sequence beside the rock put on the tile (which leaves the nutrients and the
+    discard pile as they were), instead of committing the latter alone."""
+    from builders import make_position
+    from companion.edition import load_edition
+    ed = load_edition()
+    pos = make_position(tiles={(3, 0): "P03", (2, 0): "P03", (1, 0): "P03"}, meeples={"blue": (3, 0), "orange": (-4, 0)},
+                        hands={"blue": ["ROCK", "Y03", "Y12"], "orange": []}, nutrients={"blue": {"pink": 3}})
+    found = []
+    for rm in movegen.removals(Board(pos, ed), "blue"):
+        removed = apply(pos, rm, ed).position
+        found += [(rm, m) for m in movegen.rock_spots(Board(removed, ed), "blue") if m["at"] == rm["at"]]
+    assert found, "no removal followed by a rock on the same space"
+    for rm, rock in found:
+        final = apply(apply(pos, rm, ed).position, rock, ed).position
+        keys = [position_key(q) for _, q in explain(pos, ed, view_of_position(final)).matches]
+        assert position_key(final) in keys, (rm, rock)

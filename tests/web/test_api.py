@@ -198,7 +198,8 @@ def test_purchase_confirmation(unlocked, session):
         pass
 
     def stop_when_affordable(ev, pos):
-        if "buy" not in pos.taken and not pos.in_setup and buyable_now(session):
+        # a purchase comes last in the turn (Turn Sequence Summary 2): after the placement
+        if "place" in pos.taken and "buy" not in pos.taken and buyable_now(session):
             raise Affordable
 
     table.on_event = stop_when_affordable  # bots play on until the active player can afford a card
