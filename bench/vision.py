@@ -409,7 +409,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
                                        "confidence": reading.confidence[f"{h[0]},{h[1]}"],
                                        "wrong": truth[h] != got[h] and not side_not_visible(truth[h], got[h]),
                                        "unreadable": reading.unreadable.get(f"{h[0]},{h[1]}"), "kind": truth[h][0][0],
-                                       "meeple": truth[h][1] is not None}) + "\n")
+                                       "meeple": truth[h][1] is not None, "board": i, "at": list(h),
+                                       "truth": repr(truth[h]), "read": repr(got[h]), "doubt": sp.doubt}) + "\n")
         if objects:
             object_figures(r, style, light, board, render_state, geo, cam, table, profile, codes,
                            (group_seed(seed, style, light_name), i, 1), refine_grid, dump)
