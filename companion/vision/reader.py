@@ -333,6 +333,7 @@ class BoardReader:
         glared = self._glared(veil)
         whole = _whole(readings, rows, committed)
         stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
+        under_object = np.zeros(len(stand), bool)
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand)
         covered = self._covered(readings, rows, whole, clipped, no_seed=owner_all[rows] >= 0)
         if covered.any():
@@ -340,7 +341,6 @@ class BoardReader:
             # just under what places a meeple, so none is placed there, and none elsewhere wins
             # by out-scoring it (a meeple seen weakly is placed only where no space rivals it)
             evidence[rows[covered]] = MEEPLE_MIN_EVIDENCE - 1e-3
-            under_object = np.zeros(len(stand), bool)
             under_object[rows[covered]] = True
             owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand | under_object[:, None])
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
@@ -353,9 +353,15 @@ class BoardReader:
                     under.append((int(home[p]), int(p)))
                     home[p] = -1
         seen = owner_all >= 0
-        owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home, stand)
+        assigned = owner_all.copy()
+
+        def settle(stand: np.ndarray, mconf_all: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+            owner_all, mconf_all, doubts = meeples_at_home(evidence, assigned, mconf_all, home, stand)
+            doubts += [c for c in close_calls(evidence, owner_all, mconf_all, stand) if c[0] not in {d[0] for d in doubts}]
+            return owner_all, mconf_all, doubts
+
+        owner_all, mconf_all, doubts = settle(stand, mconf_all)
         deduced = (owner_all >= 0) & ~seen
-        doubts += [c for c in close_calls(evidence, owner_all, mconf_all, stand) if c[0] not in {d[0] for d in doubts}]
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -371,6 +377,17 @@ class BoardReader:
             outside = np.setdiff1d(np.arange(len(committed)), rows)
             elsewhere = [committed[s].player for s in outside if committed[s].kind == "spore"]
         readings = self._covered_spores(lab, readings, owner, elsewhere, evidence[rows], set(owner_all[owner_all >= 0]))
+        settled = may_stand(_whole(readings, rows, committed))
+        if not np.array_equal(settled, stand):
+            # a meeple's own spore read only under it now: it no longer stands on a substrate or
+            # an empty space either, so those are no rivals of where it was placed (placement
+            # unchanged: the confidences and the spaces named in doubts are weighed again)
+            settled |= under_object[:, None]
+            again_owner, again_conf = assign_meeples(evidence, doubtful=glared, may_stand=settled)
+            if np.array_equal(again_owner, assigned):
+                again_owner, again_conf, again_doubts = settle(settled, again_conf)
+                if np.array_equal(again_owner, owner_all):
+                    mconf_all, doubts, mconf = again_conf, again_doubts, again_conf[rows]
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         side_conf = {}
         if sp:
