@@ -43,6 +43,8 @@ def test_a_spot_that_explains_none_of_few_spaces_is_glare_only_where_the_camera_
     without[3] = False                   # the paper: 3 covered as it is, 4 with the spot off
     assert not spot_explains(with_spot, without, lifted, clipped=False)
     assert spot_explains(with_spot, without, lifted, clipped=True)
+    # a mild reflection, nothing clipped: as many spaces covered with it off as with it on
+    assert spot_explains(without, without, lifted, clipped=False)
 
 
 def test_a_clean_board_under_a_glare_spot_is_not_called_covered(geo, codes):
