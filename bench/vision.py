@@ -25,7 +25,8 @@ honest ones.
 
 Per style and light: spaces wrong (a space is wrong when anything on it differs: tile code,
 hence type and rotation, mycorrhizae, spore side, meeple), boards perfect, and spaces reported
-unreadable (when the reader has that notion), of the spaces wrong those read at or above the
+unreadable (when the reader has that notion; "covered": of them, those it says something covers,
+which on these clean boards is never true), of the spaces wrong those read at or above the
 table's confidence bar (``companion.table.inference.LOW_CONFIDENCE``: the table takes them without
 asking; a wrong space below it is held and asked about, yet counts as wrong here, and an unsure
 space read right counts as right), and spores whose side the reader says it cannot
@@ -369,7 +370,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "wrong sure": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "side hidden": 0, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
          "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
-         "stages": {}, "objects": Counter(),
+         "stages": {}, "objects": Counter(), "covered": 0,
          "calibration": said,
          "photos": (used, len(cal))}
     if profile_path is None:
@@ -400,6 +401,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
             continue
         if unread is not None:
             r["unreadable"] = (r["unreadable"] or 0) + len(unread)
+            # of them, said to be covered by something on this clean board (exit 3 of read-board)
+            r["covered"] += sum(str(why).startswith("something covers ") for why in getattr(reading, "unreadable", {}).values())
         else:
             unread = set()
         if dump is not None:
@@ -409,7 +412,8 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
                                        "confidence": reading.confidence[f"{h[0]},{h[1]}"],
                                        "wrong": truth[h] != got[h] and not side_not_visible(truth[h], got[h]),
                                        "unreadable": reading.unreadable.get(f"{h[0]},{h[1]}"), "kind": truth[h][0][0],
-                                       "meeple": truth[h][1] is not None}) + "\n")
+                                       "meeple": truth[h][1] is not None, "board": i, "at": list(h),
+                                       "truth": repr(truth[h]), "read": repr(got[h]), "doubt": sp.doubt}) + "\n")
         if objects:
             object_figures(r, style, light, board, render_state, geo, cam, table, profile, codes,
                            (group_seed(seed, style, light_name), i, 1), refine_grid, dump)
@@ -524,7 +528,7 @@ def report(r: dict, held_out: bool) -> None:
     spaces = r["spaces"]
     unread = "n/a" if r["unreadable"] is None else str(r["unreadable"])
     line = (f"  {r['light']:15s} spaces wrong {pct(r['wrong'], spaces):>8s}  boards perfect {pct(r['perfect'], r['boards']):>8s}"
-            f"  unreadable {unread:>4s}  side not visible {r['side hidden']:>3d}  failed {r['failed']}"
+            f"  unreadable {unread:>4s} (covered {r['covered']})  side not visible {r['side hidden']:>3d}  failed {r['failed']}"
             f"  wrong at or above the table's bar {r['wrong sure']}")
     target = HELD_OUT_TARGETS.get(r["light"]) if held_out else None
     if target:

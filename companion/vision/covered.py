@@ -130,12 +130,16 @@ under the hands of the user's photos; halfway between."""
 
 
 SPOT_OBJECT_SPACES = 8
-"""Least lifted spaces covered without the spot taken off for :func:`spot_explains` to call the
-spot an object: the user's hands covered 13-22; a spot that merely fits poorly (the reference
-renderer's glare, 8 bits added alike to every surface) leaves 0-5, and stays glare."""
+"""Least lifted spaces covered without the spot taken off for :func:`spot_explains` to call a
+spot under which the camera clipped an object: the user's hands covered 13-22; a spot that
+merely fits poorly (the reference renderer's glare, 8 bits added alike to every surface) leaves
+0-5, and stays glare.  A spot under which nothing clipped keeps the allowance only while taking it off
+leaves no more spaces covered than before: a flat sheet of paper (as white as the markers'
+paper, lit like the board) clips nothing, and the spot fitted to it explains none of its spaces."""
 
 
-def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted: np.ndarray) -> bool:
+def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted: np.ndarray,
+                  clipped: bool = True) -> bool:
     """Whether a fitted glare spot is a lamp's reflection rather than an object: taking it off
     leaves the spaces it lifts fitting their pieces.
 
@@ -149,11 +153,18 @@ def spot_explains(covered_with: np.ndarray, covered_without: np.ndarray, lifted:
     of its own (skin texture, edges): the spot fitted to it leaves as many spaces covered as
     before, or more (13-22 before, 17-32 after, on hands painted over reference photos).  The spot is kept when at most
     :data:`SPOT_EXPLAINS` of the spaces covered without it stay covered with it, when none is
-    covered with it, or when fewer than :data:`SPOT_OBJECT_SPACES` are covered without it.
+    covered with it, or when fewer than :data:`SPOT_OBJECT_SPACES` are covered without it and
+    either the camera ``clipped`` under the spot or taking it off leaves no more spaces covered
+    than before.  A spot fitted to a flat sheet of paper (4 spaces, 3 covered without it and 4
+    with it, nothing clipped) is an object; a mild reflection on ``bands`` under glare 45 (12
+    spaces lifted, 4 covered with it and without it, nothing clipped) stays glare.
     """
     with_spot = int(np.sum(np.asarray(covered_with, bool) & np.asarray(lifted, bool)))
     without = int(np.sum(np.asarray(covered_without, bool) & np.asarray(lifted, bool)))
-    return with_spot == 0 or without < SPOT_OBJECT_SPACES or with_spot <= SPOT_EXPLAINS * without
+    # where nothing clipped, only a spot whose removal leaves more spaces unexplained than
+    # before is an object: a reflection taken off gives back at least the pieces it showed
+    few = without < SPOT_OBJECT_SPACES and (clipped or with_spot <= without)
+    return with_spot == 0 or few or with_spot <= SPOT_EXPLAINS * without
 
 
 def covered_reason(label: str, glare: bool = False) -> str:

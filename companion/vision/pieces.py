@@ -369,6 +369,8 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
                 d = np.minimum(d, z_distance(feat, model.meeple_on_spore[q], core))
             return d
 
+        rim = chip_rim_distance(feat, model)
+        rim_here = rim[np.arange(len(sp)), p]
         for q in range(len(PLAYERS)):
             d_meeple = z_distance(feat, model.meeple_rings[q], core)
             d_own = z_distance(own_feat, model.meeple_rings[q], core)
@@ -386,10 +388,35 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
             # another player's meeple would hide the whole symbol: one still showing rules it
             # out, however near the meeple's look the core also lies
             symbol = np.where((p != q) & (d_side < SYMBOL_SHOWS), -EVIDENCE_CLIP, symbol)
+            # nor does it stand on a chip whose rim, beyond any meeple's foot, is plainly the
+            # other player's (rulebook 4: a meeple never stands on another player's spore): a
+            # dark X larger than the one calibrated fills the core like a black meeple
+            foreign = (p != q) & (rim_here < SYMBOL_SHOWS) & (rim[:, q] > rim_here + FOREIGN_RIM_MARGIN)
+            symbol = np.where(foreign, -EVIDENCE_CLIP, symbol)
             # the spore's own colour fits its meeple anyway: the symbol alone decides; a dark
             # or coloured symbol must not pass for another player's meeple either
             ev[sp, q] = np.where(p == q, symbol, np.minimum(ev[sp, q], symbol))
     return ev.astype(np.float32)
+
+
+FOREIGN_RIM_MARGIN = SIDE_DISTANCE
+"""RMS z-distance by which a spore chip's rim must lie nearer its read player's learned looks
+than another player's (:func:`chip_rim_distance`) for that other player's meeple to be ruled
+out there (:func:`meeple_evidence`)."""
+
+
+def chip_rim_distance(feat: np.ndarray, model: PieceModel) -> np.ndarray:
+    """float (S, 4) RMS z-distance (:func:`z_distance`) of each space's outer ring (features
+    (S, 3, 5), :func:`symbol_features`) from the nearest learned look of each player's spore
+    there: either side, or its meeple standing on it where calibration photographed that.  The
+    outer ring lies on the chip beyond a standing meeple's foot, so it shows whose chip it is
+    whatever stands on it."""
+    out = slice(2, 3)
+    f = feat[:, None]
+    d = np.minimum(z_distance(f, model.spore[:, 0], out), z_distance(f, model.spore[:, 1], out))
+    if model.meeple_on_spore is not None:
+        d = np.minimum(d, z_distance(f, model.meeple_on_spore, out))
+    return d
 
 
 def assign_meeples(evidence: np.ndarray, min_evidence: float = MEEPLE_MIN_EVIDENCE,

@@ -29,6 +29,7 @@ from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
                                    pigment_linear, to_linear, to_srgb, white_tint)
 from companion.vision.game_colours import doubt_foreign_colours
+from companion.hexgrid import DIRECTIONS
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
 from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
@@ -332,6 +333,7 @@ class BoardReader:
         glared = self._glared(veil)
         whole = _whole(readings, rows, committed)
         stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
+        under_object = np.zeros(len(stand), bool)
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand)
         covered = self._covered(readings, rows, whole, clipped, no_seed=owner_all[rows] >= 0)
         if covered.any():
@@ -339,7 +341,6 @@ class BoardReader:
             # just under what places a meeple, so none is placed there, and none elsewhere wins
             # by out-scoring it (a meeple seen weakly is placed only where no space rivals it)
             evidence[rows[covered]] = MEEPLE_MIN_EVIDENCE - 1e-3
-            under_object = np.zeros(len(stand), bool)
             under_object[rows[covered]] = True
             owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand | under_object[:, None])
         # a player's meeple is on the board while its spore is: seen clearly nowhere, it stands on its spore
@@ -352,9 +353,15 @@ class BoardReader:
                     under.append((int(home[p]), int(p)))
                     home[p] = -1
         seen = owner_all >= 0
-        owner_all, mconf_all, doubts = meeples_at_home(evidence, owner_all, mconf_all, home, stand)
+        assigned = owner_all.copy()
+
+        def settle(stand: np.ndarray, mconf_all: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+            owner_all, mconf_all, doubts = meeples_at_home(evidence, assigned, mconf_all, home, stand)
+            doubts += [c for c in close_calls(evidence, owner_all, mconf_all, stand) if c[0] not in {d[0] for d in doubts}]
+            return owner_all, mconf_all, doubts
+
+        owner_all, mconf_all, doubts = settle(stand, mconf_all)
         deduced = (owner_all >= 0) & ~seen
-        doubts += [c for c in close_calls(evidence, owner_all, mconf_all, stand) if c[0] not in {d[0] for d in doubts}]
         owner, mconf = owner_all[rows], mconf_all[rows]
         old = np.array([players.index(r.meeple) if r.meeple else -1 for r in readings])
         changed = np.flatnonzero(owner != old)
@@ -370,6 +377,17 @@ class BoardReader:
             outside = np.setdiff1d(np.arange(len(committed)), rows)
             elsewhere = [committed[s].player for s in outside if committed[s].kind == "spore"]
         readings = self._covered_spores(lab, readings, owner, elsewhere, evidence[rows], set(owner_all[owner_all >= 0]))
+        settled = may_stand(_whole(readings, rows, committed))
+        if not np.array_equal(settled, stand):
+            # a meeple's own spore read only under it now: it no longer stands on a substrate or
+            # an empty space either, so those are no rivals of where it was placed (placement
+            # unchanged: the confidences and the spaces named in doubts are weighed again)
+            settled |= under_object[:, None]
+            again_owner, again_conf = assign_meeples(evidence, doubtful=glared, may_stand=settled)
+            if np.array_equal(again_owner, assigned):
+                again_owner, again_conf, again_doubts = settle(settled, again_conf)
+                if np.array_equal(again_owner, owner_all):
+                    mconf_all, doubts, mconf = again_conf, again_doubts, again_conf[rows]
         sp = [s for s, r in enumerate(readings) if r.kind == "spore" and r.player in players]
         side_conf = {}
         if sp:
@@ -573,7 +591,8 @@ class BoardReader:
                 break  # the same reading gives the same spot
         if not local_done:
             lab, readings = self._local_pass(lab, fix, cands, readings)
-        if veil is not None and not self._spot_is_glare(veil, readings, bare[2], clipped):
+        spot_object = veil is not None and not self._spot_is_glare(veil, readings, bare[2], clipped)
+        if spot_object:
             veil = None  # an object lit brightly, not a reflection: read what the camera saw
             lab, fix, readings, self._ll = bare
         if any(r.kind == "rock" for r in readings):
@@ -594,7 +613,7 @@ class BoardReader:
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil, recheck=(self._ll, lab, cands))
-        self._mark_covered(readings, covered, glared=self._glared(veil))
+        self._mark_covered(readings, covered, glared=self._glared(veil), clipped=None if spot_object else clipped)
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
@@ -625,7 +644,7 @@ class BoardReader:
             kinds = [r.kind for r in rs]
             return covered_spaces(fits(rs), kinds, spaces, clipped, offset=frame_offset(fits(rs), kinds))
 
-        return spot_explains(covered(readings), covered(bare), lifted)
+        return spot_explains(covered(readings), covered(bare), lifted, clipped=bool((self._glared(veil) & clipped).any()))
 
     def _glared(self, veil: np.ndarray | None) -> np.ndarray:
         """bool (S,) the spaces under the fitted glare spot ``veil`` (float32 (N, 3) linear
@@ -636,14 +655,24 @@ class BoardReader:
         return veil[:len(self._space_pts)].reshape(S, -1).mean(1) >= GLARE_MIN_LEVEL
 
     def _mark_covered(self, readings: list[SpaceReading], covered: np.ndarray, rows: np.ndarray | None = None,
-                      committed: list[SpaceReading] | None = None, glared: np.ndarray | None = None) -> None:
+                      committed: list[SpaceReading] | None = None, glared: np.ndarray | None = None,
+                      clipped: np.ndarray | None = None) -> None:
         """The spaces ``covered`` (bool, one per reading of ``rows``, or of every space) that glare
         left readable become unreadable: something covers them (:func:`covered_reason`), so no
         piece read there is trusted (confidence 0).  ``committed``: the readings of every space in
         an incremental read: a covered space keeps what was committed there as its guess, not
         what the object looked like.  ``glared``: bool (S,) spaces under the fitted glare spot
-        (:meth:`_glared`), whose reason names both glare and an object."""
+        (:meth:`_glared`), whose reason names both glare and an object.
+
+        ``clipped``: bool (S,) spaces where glare clipped the camera (:data:`CLIPPED_GLARE`;
+        ``None`` when the fitted spot was found to be an object, :meth:`_spot_is_glare`).  A
+        covered region joined to such a space is the skirt of that glare, whose spot could not
+        be fitted or taken off whole: its spaces are reported as glare ("glare near D4: move the
+        lamp"), not as something covering the board (:func:`glare_regions`)."""
         order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
+        at = np.zeros(len(readings), bool)
+        at[[order[i] for i in np.flatnonzero(covered)]] = True
+        near = glare_regions(at & ~np.array([bool(r.reason) for r in readings]), clipped, self.geo.spaces)
         for i in np.flatnonzero(covered):
             s = order[i]
             if readings[s].reason:
@@ -651,7 +680,10 @@ class BoardReader:
             if committed is not None:
                 readings[s] = replace(committed[s], doubt=None)
             r = readings[s]
-            r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
+            if near[s] >= 0:
+                r.reason = f"glare near {self.label(self.geo.spaces[int(near[s])])}: move the lamp"
+            else:
+                r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
 
     def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
@@ -738,7 +770,8 @@ class BoardReader:
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
-        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil))
+        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil),
+                           clipped=clipped_fractions(bgr[:n], len(readings))[1] >= CLIPPED_GLARE)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     @staticmethod
@@ -889,6 +922,35 @@ VEIL_CONFIDENCE_SCALE = 80.0
 """Glare (linear levels of 255) under which a space's confidence drops to 1/e of itself."""
 GLARE_HALO = 2
 """Hex distance from clipped spaces within which an uncorrected glare makes spaces unreadable."""
+
+
+def glare_regions(covered: np.ndarray, clipped: np.ndarray | None, spaces: list[tuple[int, int]]) -> np.ndarray:
+    """int (S,) for each ``covered`` space (bool (S,)) joined, through covered neighbours, to a
+    space glare ``clipped`` (bool (S,), or ``None``: none), the index of one such clipped space;
+    -1 elsewhere.  A lamp's reflection fades smoothly from the core where the camera clips, so
+    spaces around that core that no piece explains lie under the same glare; an object lying on
+    the board is a region of its own, clipping nothing (white paper is lit like the board)."""
+    out = np.full(len(spaces), -1, np.int64)
+    if clipped is None or not np.any(clipped) or not np.any(covered):
+        return out
+    where = {tuple(int(v) for v in h): i for i, h in enumerate(spaces)}
+    todo = []
+    for c in np.flatnonzero(clipped):
+        q, r = spaces[c]
+        for dq, dr in DIRECTIONS:
+            j = where.get((int(q) + dq, int(r) + dr))
+            if j is not None and covered[j] and out[j] < 0:
+                out[j] = c
+                todo.append(j)
+    while todo:
+        i = todo.pop()
+        q, r = spaces[i]
+        for dq, dr in DIRECTIONS:
+            j = where.get((int(q) + dq, int(r) + dr))
+            if j is not None and covered[j] and out[j] < 0:
+                out[j] = out[i]
+                todo.append(j)
+    return out
 
 
 def changed_spaces(now: np.ndarray, before: np.ndarray, per_space: int) -> np.ndarray:
