@@ -91,6 +91,9 @@ class Edition:
     nutrient_cap: int
     nutrient_supply: dict[str, int]
     placeholders: tuple[str, ...] = field(default=())
+    meeple_colors: tuple[str, ...] = field(default=())
+    """The players' colours: the meeple colours the cards price in ``nutrients_by_meeple``
+    (rulebook 2.g, 6.b.2), in the order of the first card."""
 
     def label(self, at: tuple[int, int]) -> str:
         """Human label of a space (e.g. ``E5``), or ``(q,r)`` off the board."""
@@ -270,6 +273,7 @@ def load_edition(name: str = "default", root: str | None = None) -> Edition:
     # cards.json ------------------------------------------------------------------------
     c = _Doc(folder / "cards.json")
     cards: dict[str, Card] = {}
+    meeples: tuple[str, ...] | None = None
     for i, card in enumerate(c.get(c.data, "cards", list, "")):
         where = f"cards[{i}]"
         cid = c.get(card, "id", str, where)
@@ -288,6 +292,12 @@ def load_edition(name: str = "default", root: str | None = None) -> Edition:
                 raise c.fail(f"{where}.nutrients.{k}", f"unknown nutrient colour (known: {list(NUTRIENT_COLORS)})")
             c.count(v, f"{where}.nutrients.{k}")
         by_meeple = c.get(card, "nutrients_by_meeple", dict, where)
+        if meeples is None:
+            meeples = tuple(by_meeple)
+        elif set(by_meeple) != set(meeples):
+            # the meeple colours a game may use are those every card prices (6.b.2)
+            raise c.fail(f"{where}.nutrients_by_meeple", f"names the meeples {', '.join(by_meeple) or 'none'}, "
+                         f"but cards[0] names {', '.join(meeples)}: every card prices the same meeple colours")
         for meeple, cost in by_meeple.items():
             for k, v in cost.items():
                 if k not in NUTRIENT_COLORS:
@@ -334,5 +344,5 @@ def load_edition(name: str = "default", root: str | None = None) -> Edition:
         forest_communication_bonus=r.count(r.get(r.data, "forest_communication_bonus", int, ""), "forest_communication_bonus"),
         nutrient_cap=r.count(r.get(r.data, "nutrient_cap", int, ""), "nutrient_cap"),
         nutrient_supply={k: supply[k] for k in NUTRIENT_COLORS},
-        placeholders=tuple(placeholders),
+        placeholders=tuple(placeholders), meeple_colors=meeples or (),
     )

@@ -220,13 +220,13 @@ class Position:
     def from_json(cls, doc: Any, edition: Any = None) -> "Position":
         """Parse a position document and check it against its edition's components (loaded by
         name when ``edition`` is ``None``).  Raises :class:`PositionError` naming the field."""
-        pos = _parse_position(doc)
         if edition is None:
             from companion.edition import EditionError, load_edition
             try:
-                edition = load_edition(pos.edition)
+                edition = load_edition(_edition_name(doc))
             except EditionError as e:
                 raise PositionError("edition", str(e)) from None
+        pos = _parse_position(doc, edition.meeple_colors)
         check_against_edition(pos, edition)
         return pos
 
@@ -275,9 +275,21 @@ POSITION_FIELDS = ("edition", "mode", "difficulty", "players", "active", "turn",
 """Top-level fields of a position document (docs/position.md); any other is refused."""
 
 
-def _parse_position(doc: Any) -> Position:
+def _edition_name(doc: Any) -> str:
+    """The ``edition`` field of a position document (``"default"`` when left out or null)."""
     if not isinstance(doc, dict):
         raise PositionError("(top level)", "a position must be a JSON object")
+    edition = doc.get("edition", "default")
+    if edition is None:
+        edition = "default"
+    if not isinstance(edition, str) or not edition:
+        raise PositionError("edition", f"must be an edition name such as \"default\", got {edition!r}")
+    return edition
+
+
+def _parse_position(doc: Any, meeple_colors: tuple[str, ...]) -> Position:
+    """The position document ``doc`` whose players play the edition's ``meeple_colors``."""
+    edition = _edition_name(doc)
     unknown = sorted(k for k in doc if k not in POSITION_FIELDS)
     if unknown:
         # a misspelt field ("optoins") would otherwise be dropped and its value silently lost
@@ -291,6 +303,9 @@ def _parse_position(doc: Any) -> Position:
     players = []
     for i, p in enumerate(need(doc, "players", list, "")):
         color = need(p, "color", str, f"players[{i}]")
+        if color not in meeple_colors:
+            raise PositionError(f"players[{i}].color", f"{color!r} is not a meeple colour of the edition "
+                                f"({', '.join(meeple_colors)})")
         team = p.get("team")
         if team is not None and not isinstance(team, str):
             raise PositionError(f"players[{i}].team", "must be a string or null")
@@ -321,12 +336,6 @@ def _parse_position(doc: Any) -> Position:
     number = turn.get("number", 1)
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise PositionError("turn.number", f"must be a whole number >= 1, got {number!r}")
-    edition = doc.get("edition", "default")
-    if edition is None:
-        edition = "default"
-    if not isinstance(edition, str) or not edition:
-        raise PositionError("edition", f"must be an edition name such as \"default\", got {edition!r}")
-
     board = need(doc, "board", dict, "")
     pos = Position(players=players, active=active, edition=edition, mode=mode,
                    difficulty=difficulty, taken=list(taken), turn_number=int(number))

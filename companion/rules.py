@@ -426,7 +426,8 @@ def _v_draw(b: Board, m: Move) -> None:
     if pos.bag <= 0:
         raise IllegalMove("bag_empty", "The bag is empty.")
     if pos.bag_tiles is not None and pos.bag_tiles[tilecodes.canonical(m.tile)] <= 0:
-        raise IllegalMove("tile_not_in_bag", f"No {m.tile} is left in the bag; check the reader or the tile.")
+        raise IllegalMove("tile_not_in_bag", f"No {m.tile} is left in the bag (every one is on the board, in a hand or "
+                           "discarded): check which tile was drawn.")
 
 
 def _v_end_turn(b: Board, m: Move) -> None:

@@ -126,6 +126,10 @@ def calibration_photos(style: str, light: str = "daylight", table: str = "wood",
     return render_calibration_frames(style, replace(lamp, glare=0.0), seed, size, cam, geo, table)
 
 
+PHOTO_SUFFIXES = (".png", ".jpg", ".jpeg")
+"""What ``sim-photo --out`` may end with: a PNG, or a JPEG."""
+
+
 def cmd_sim_photo(args: argparse.Namespace) -> int:
     """Write the photo (and the truth); exit 2 with one sentence on a bad file or argument."""
     import cv2
@@ -137,6 +141,9 @@ def cmd_sim_photo(args: argparse.Namespace) -> int:
         out = Path(args.out)
         if not out.parent.is_dir():
             raise InputError(f"--out {out}: the folder {out.parent} does not exist")
+        if out.suffix.lower() not in PHOTO_SUFFIXES:
+            raise InputError(f"--out {out}: sim-photo writes a PNG or a JPEG, chosen by the name's ending "
+                             f"({', '.join(PHOTO_SUFFIXES)}); name the file so")
         if args.seed < 0:
             raise InputError(f"--seed {args.seed}: give a whole number 0 or more")
         if args.style == REFERENCE and (args.light or args.table):

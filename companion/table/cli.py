@@ -522,6 +522,10 @@ def _check_run_args(args: argparse.Namespace) -> str | None:
             return f"--resume: {no_log_at(path)}"
     if args.colors and args.players is not None and len(args.colors.split(",")) != args.players:
         return f"--players {args.players} but --colors names {len(args.colors.split(','))} colours"
+    if args.rfid == "none" and args.no_web and not args.replay:
+        return ("--rfid none --no-web: without a bag reader each draw (and each card turned up) is entered on the "
+                "dashboard, so with no dashboard no draw could be entered; leave out --no-web, or give the reader "
+                "with --rfid PORT or --rfid auto")
     if args.replay and args.camera != "picamera2":
         return "--replay plays the recorded frames; leave out --camera"
     if not args.replay and (Path(args.camera) / "index.jsonl").is_file():

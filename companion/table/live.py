@@ -667,7 +667,8 @@ class LiveTable:
             return f"every still frame was refused by the board reader ({st['read_errors']} frames; last: {detail})"
         tiles_drawn = any(self.session.position.hands.get(c) for c in self.session.position.colors)
         no_draws = ("" if reader_attached or tiles_drawn else
-                    "; no tile was drawn through the bag reader (--rfid none), so no placement could be legal")
+                    "; no tile was drawn (without a bag reader, --rfid none, each draw is entered on the "
+                    "dashboard with 'Drew a tile'), so no placement could be legal")
         if st["mismatches"] or st["held_low_confidence"]:
             return (f"{st['reads']} still frames were read, but the board never matched a legal move of this game "
                     f"({_times(st['mismatches'])} it differed from the game, {_times(st['held_low_confidence'])} the reading "

@@ -41,7 +41,7 @@ def logged_games(db, seeds, kind="table", turns=1) -> list[str]:
 
 
 def run(db, camera_folder, *extra):
-    return main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--db", str(db),
+    return main(["run", "--camera", str(camera_folder), "--rfid", "none", "--port", "0", "--db", str(db),
                  "--resume", "--or-new", "--colors", "blue,orange", *extra])
 
 
@@ -60,12 +60,12 @@ def test_first_boot_starts_a_game_and_the_next_boot_resumes_it(tmp_path, camera_
 
 
 def test_or_new_needs_resume(tmp_path, camera_folder, capsys):
-    assert main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--or-new"]) == 2
+    assert main(["run", "--camera", str(camera_folder), "--rfid", "none", "--port", "0", "--or-new"]) == 2
     assert "use it with --resume" in capsys.readouterr().err
 
 
 def test_resume_alone_still_refuses_a_missing_log(tmp_path, camera_folder, capsys):
-    assert main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--resume",
+    assert main(["run", "--camera", str(camera_folder), "--rfid", "none", "--port", "0", "--resume",
                  "--db", str(tmp_path / "none.sqlite3")]) == 2
     assert "no game log" in capsys.readouterr().err
 
@@ -118,7 +118,7 @@ def test_a_resumed_demo_game_is_told_to_be_continued_by_its_id(tmp_path, camera_
     # 'run --resume' alone takes the newest unfinished *table* game: advice for a demo game names it
     db = tmp_path / "games.sqlite3"
     gid, = logged_games(db, [11], kind="demo")
-    main(["run", "--camera", str(camera_folder), "--rfid", "none", "--no-web", "--db", str(db), "--resume", "--game", gid])
+    main(["run", "--camera", str(camera_folder), "--rfid", "none", "--port", "0", "--db", str(db), "--resume", "--game", gid])
     both = "".join(capsys.readouterr())
     assert f"Resuming demo game {gid}" in both
     assert f"continue it with 'mycelium-companion run --resume --game {gid}'" in both

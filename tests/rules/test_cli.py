@@ -164,6 +164,39 @@ def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, pat
     assert f"field {field}" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("color", ["purple", "Orange", ""])
+def test_a_player_colour_that_is_no_meeple_of_the_edition_is_refused_naming_the_player(tmp_path, color):
+    # only players[1].color changes: the player is blamed, not the spore that colour owns
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    assert doc["players"][1]["color"] == "orange" and "orange" in doc["board"]["spores"]
+    doc["players"][1]["color"] = color
+    p.write_text(json.dumps(doc))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert f"field players[1].color: {color!r} is not a meeple colour" in r.stderr
+    assert "(blue, orange, red, black)" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["show", "sim-photo"])
+def test_every_position_command_refuses_an_unknown_player_colour(tmp_path, command):
+    # sed 's/orange/purple/g' P.json: show used to key it as "P purple" (P is pink), sim-photo to crash
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    p.write_text(p.read_text().replace("orange", "purple"))
+    extra = ["--out", str(tmp_path / "photo.png")] if command == "sim-photo" else []
+    r = run(command, "--position", str(p), *extra)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+    assert "field players[1].color: 'purple' is not a meeple colour of the edition" in r.stderr
+    assert not (tmp_path / "photo.png").exists()
+
+
+def test_sim_photo_writes_png_or_jpeg_only(tmp_path):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    r = run("sim-photo", "--position", str(p), "--out", str(tmp_path / "x.gif"))
+    assert r.returncode == 2 and "--out" in r.stderr and ".png" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "x.gif").exists()
+
+
 @pytest.mark.parametrize("command", ["legal-moves", "hint"])
 def test_a_misspelt_top_level_field_is_refused_by_every_position_command(tmp_path, command):
     p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
@@ -194,6 +227,7 @@ def test_run_refuses_inconsistent_arguments_before_touching_anything(tmp_path):
         (["--resume", "--db", str(tmp_path / "none.sqlite3")], "no game log"),
         (["--rfid", str(tmp_path / "nope")], "--rfid"),
         (["--players", "2", "--colors", "blue,orange,red"], "--colors"),
+        (["--rfid", "none"], "no draw could be entered"),    # with --no-web: no reader, no dashboard
     ]
     for extra, expect in cases:
         r = run("run", "--camera", str(tmp_path), "--no-web", *extra)

@@ -3,6 +3,7 @@ files, a capture that never returns, a camera that does not come back.
 
 ``data/cases/table/frame-size-change`` comes from ``shared/cases/table/frame-size-change``."""
 
+import random
 import shutil
 import subprocess
 import sys
@@ -13,9 +14,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.edition import load_edition
 from companion.game import Game
 from companion.rules import apply
-from companion.setup import GameConfig
+from companion.setup import GameConfig, new_game
 from companion.sim.render import _hands
 from companion.sim.table import SimulatedTable
 from companion.table.live import LiveTable
@@ -28,7 +30,7 @@ SIZE_CASE = ROOT / "tests" / "data" / "cases" / "table" / "frame-size-change"
 
 def run_camera(folder: Path, db: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "companion.cli", "run", "--camera", str(folder), "--rfid", "none",
-                           "--no-web", "--db", str(db)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                           "--port", "0", "--db", str(db)], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_frames_changing_size_and_an_unreadable_file_are_reported_and_the_loop_goes_on(tmp_path):
@@ -264,3 +266,14 @@ def test_after_the_first_commit_the_table_reads_only_what_changed():
     assert [e.move["action"] for e in sim.session.game.events] == ["spore"]
     assert live.stats["reads"] >= 2 and live.stats["reads_in_play"] == live.stats["reads"] - 1
     assert 1 <= live.stats["last_read_changed"] <= 3  # the spore's space (and a neighbour its edge reaches)
+
+
+def test_a_table_without_a_reader_that_read_no_move_says_draws_are_entered_on_the_dashboard():
+    config = GameConfig()
+    pos, _ = new_game(config, load_edition(config.edition), random.Random(4), deal=False)
+    live = LiveTable(TableSession(Game(pos, config)), reader=None)
+    live.stats.update(frames=12, reads=3)          # still frames read, the board never changed
+    why = live.why_no_moves(reader_attached=False)
+    assert "no tile was drawn (without a bag reader, --rfid none, each draw is entered on the dashboard" in why
+    assert "through the bag reader" not in why
+    assert "Drew a tile" not in live.why_no_moves(reader_attached=True)

@@ -73,7 +73,7 @@ def test_record_into_a_file_or_an_old_recording_is_one_line_and_logs_nothing(tmp
     (old / "index.jsonl").write_text("{}\n")
     assert "already holds a recording" in one_line_error(cli("demo", "--fast", "--record", old, "--db", db))
     assert "already holds a recording" in one_line_error(
-        cli("run", "--camera", tmp_path, "--rfid", "none", "--no-web", "--record", old, "--db", db))
+        cli("run", "--camera", tmp_path, "--rfid", "none", "--port", "0", "--record", old, "--db", db))
     assert (old / "index.jsonl").read_text() == "{}\n" and games_in(db) == []
 
 
@@ -162,7 +162,7 @@ def test_a_camera_index_with_no_camera_is_one_sentence_without_opencv_warnings(t
     # by index" lines before the companion's sentence
     index = next(n for n in range(57, 99) if not Path(f"/dev/video{n}").exists())
     db = tmp_path / "games.sqlite3"
-    err = one_line_error(cli("run", "--camera", index, "--rfid", "none", "--no-web", "--db", db))
+    err = one_line_error(cli("run", "--camera", index, "--rfid", "none", "--port", "0", "--db", db))
     assert f"cannot open camera {index}: /dev/video{index} does not exist" in err and "WARN" not in err
     assert games_in(db) == []
     err = one_line_error(cli("camera", "check", "--camera", index))
@@ -172,5 +172,5 @@ def test_a_camera_index_with_no_camera_is_one_sentence_without_opencv_warnings(t
 def test_a_file_that_is_no_video_is_one_sentence(tmp_path):
     junk = tmp_path / "notes.mp4"
     junk.write_text("not a video")
-    err = one_line_error(cli("run", "--camera", junk, "--rfid", "none", "--no-web", "--db", tmp_path / "g.sqlite3"))
+    err = one_line_error(cli("run", "--camera", junk, "--rfid", "none", "--port", "0", "--db", tmp_path / "g.sqlite3"))
     assert "not an image or a video OpenCV can read" in err and "WARN" not in err and "[" not in err, err

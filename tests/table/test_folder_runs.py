@@ -10,7 +10,7 @@ from test_game_log_cli import cli
 
 
 def run_folder(folder, db):
-    return cli("run", "--camera", folder, "--rfid", "none", "--no-web", "--db", db)
+    return cli("run", "--camera", folder, "--rfid", "none", "--port", "0", "--db", db)
 
 
 def frames(folder, images):

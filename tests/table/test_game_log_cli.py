@@ -52,7 +52,7 @@ def camera(tmp_path):
 
 
 def run_resume(db, camera, *extra):
-    return cli("run", "--resume", "--db", db, "--camera", camera, "--rfid", "none", "--no-web", *extra)
+    return cli("run", "--resume", "--db", db, "--camera", camera, "--rfid", "none", "--port", "0", *extra)
 
 
 def read_nothing(r) -> bool:

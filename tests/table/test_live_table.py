@@ -160,7 +160,7 @@ def test_a_failed_start_leaves_the_log_for_resume(tmp_path):
         table.play_turn()
     gid, n = table.game.game_id, len(table.game.events)
     r = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--db", str(db), "--camera", str(tmp_path / "nope"),
-                        "--rfid", "none", "--no-web"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                        "--rfid", "none", "--port", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "no such file" in r.stderr
     assert EventLog(db).latest_game() == gid
     resumed = Game.resume(EventLog(db), gid)

@@ -1,6 +1,6 @@
 """A real table's market and draws on the dashboard, in Debian's Chromium at 1280x800: the
-empty market is turned up 3 + 3 from the Market tab and the set-up banner (a card entered
-meanwhile on another tablet is refused, not entered twice), a mis-tapped draw is taken back
+empty market is turned up 3 + 3 from the Market tab and the set-up banner (the open picker
+follows a card entered meanwhile on another tablet, and says so when its row is full), a mis-tapped draw is taken back
 with Undo, and after a purchase the empty place asks for the next card, which is turned up."""
 
 from __future__ import annotations
@@ -37,8 +37,17 @@ def test_a_real_table_turns_up_its_market_corrects_a_draw_and_refills_after_a_pu
         page.screenshot(path=str(ARTIFACTS / "market-empty-1280x800.png"))
         deck_a = [c.id for c in session.edition.deck("a")]
         deck_b = [c.id for c in session.edition.deck("b")]
-        for n, card in enumerate(deck_a[:3]):                               # from the empty places of the market
-            turn_up(page, ".card.slot[data-deck=a] button.turnup", card, len(deck_a) - n)
+        # another tablet turns up a card while this one has another picked: the open picker
+        # follows (one card fewer, a line saying what was entered), keeps the pick, and enters it
+        page.locator(".card.slot[data-deck=a] button.turnup").first.click()
+        page.locator(f".cardpick button[data-card={deck_a[1]}]").click()
+        assert session.submit({"player": "table", "action": "reveal", "deck": "a", "card": deck_a[0]}).legal
+        page.wait_for_function(f"document.querySelectorAll('.cardpick button').length === {len(deck_a) - 1}")
+        assert "entered meanwhile" in page.locator("#dlg-error").inner_text()
+        assert page.locator(f".cardpick button[data-card={deck_a[1]}]").get_attribute("aria-checked") == "true"
+        page.locator("#reveal-ok").click()
+        page.wait_for_selector(f"#tab-market .card[data-card={deck_a[1]}]")
+        turn_up(page, ".card.slot[data-deck=a] button.turnup", deck_a[2], len(deck_a) - 2)   # from an empty place
         assert page.locator(".card.slot[data-deck=a]").count() == 0
         for n, card in enumerate(deck_b[:2]):                               # from the set-up banner
             turn_up(page, "#setup-banner button.turnup[data-deck=b]", card, len(deck_b) - n)
@@ -48,8 +57,8 @@ def test_a_real_table_turns_up_its_market_corrects_a_draw_and_refills_after_a_pu
         page.locator(f".cardpick button[data-card={deck_b[2]}]").click()
         page.screenshot(path=str(ARTIFACTS / "turnup-1280x800.png"))
         assert session.submit({"player": "table", "action": "reveal", "deck": "b", "card": deck_b[2]}).legal
-        page.locator("#reveal-ok").click()
-        page.wait_for_function("document.querySelector('#dlg-error').textContent.includes('moved on')")
+        page.wait_for_function("document.querySelector('#dlg-body .detail').textContent.startsWith('No card of deck B')")
+        assert page.locator("#reveal-ok").is_disabled()
         page.locator("#dlg-buttons .cancel").click()
         assert session.position.market == {"a": deck_a[:3], "b": deck_b[:3]}
         page.wait_for_function("!document.querySelector('#setup-banner li[data-step=market]')")

@@ -234,8 +234,9 @@
   }
   function closeDialog() { if (dlg.open) dlg.close(); }
   function dlgError(msg) { $("#dlg-error").textContent = msg; }
-  /** Send a table input from a dialog: PIN first if needed, errors shown in the dialog. */
-  function send(path, body, done) {
+  /** Send a table input from a dialog: PIN first if needed, errors shown in the dialog;
+   * ``onRefused(error)`` after a refusal (the dialog stays open). */
+  function send(path, body, done, onRefused) {
     const go = async () => {
       try {
         const r = await post(path, body);
@@ -246,6 +247,7 @@
       } catch (e) {
         if (e.code === "pin_required") { withPin(() => send(path, body, done)); return; }
         if (dlg.open) dlgError(e.message); else toast(e.message, true);
+        if (onRefused) await onRefused(e);
       }
     };
     if (!unlocked()) return withPin(go);
@@ -286,6 +288,7 @@
     renderActions();
     renderSpacePanel();
     if (dlg.open && $("#hint-move") && Number(dlg.dataset.hintFor) !== hintKey()) hintDialog();
+    redrawPicker();
     const lock = $("#btn-lock");
     lock.textContent = unlocked() ? "Lock" : "Unlock";
     lock.dataset.locked = unlocked() ? "0" : "1";
@@ -645,28 +648,21 @@
    * name, VP and cost as the market shows it, to tap; Confirm plays the ``reveal``.  A mistake
    * is taken back with Undo. */
   function revealDialog(deck) {
-    const offer = S.reveal && S.reveal[deck];
-    if (!offer) return;
     const D = deck.toUpperCase();
-    let picked = null;
-    const ok = h("button", { type: "button", class: "primary", id: "reveal-ok", disabled: true }, "Confirm");
-    const grid = h("div", { class: "cardpick", role: "radiogroup", "aria-label": `Cards of deck ${D}` }, ...offer.cards.map(card =>
-      h("button", { type: "button", role: "radio", "aria-checked": "false", "data-card": card.id, onclick: (e) => {
-        for (const b of grid.children) { b.classList.remove("on"); b.setAttribute("aria-checked", "false"); }
-        e.currentTarget.classList.add("on"); e.currentTarget.setAttribute("aria-checked", "true");
-        picked = card; ok.disabled = false; ok.textContent = `Confirm: ${card.name}`;
-      } }, h("span", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`)),
-        h("span", { class: "ccost" }, ...cost(card, S.position)))));
-    openDialog(`Turn up a card of deck ${D}`, [h("p", { class: "detail" },
-      `Tap the card turned face up from deck ${D} (${S.decks[deck]} face down; ${offer.missing} place${offer.missing === 1 ? "" : "s"} free). A mistake is taken back with Undo.`), grid], []);
-    $("#dlg-buttons").prepend(ok);
-    // as the draw: the number of moves it was opened on goes with it, Confirm is disabled at its first tap
-    const after = S.log.length ? S.log[S.log.length - 1].seq : 0;
-    ok.onclick = () => {
-      if (!picked || ok.disabled) return;
-      ok.disabled = true;
-      send("move", { move: { player: "table", action: "reveal", deck, card: picked.id }, after }, `${picked.name} is face up on deck ${D}.`);
-    };
+    pickerDialog({
+      id: "reveal", gridClass: "cardpick", gridLabel: `Cards of deck ${D}`,
+      offer: () => S.reveal && S.reveal[deck],
+      owner: () => deck,
+      title: () => `Turn up a card of deck ${D}`,
+      intro: (offer) => `Tap the card turned face up from deck ${D} (${S.decks[deck]} face down; ${offer.missing} place${offer.missing === 1 ? "" : "s"} free). A mistake is taken back with Undo.`,
+      none: () => `No card of deck ${D} is to be turned up now: its row is full or its deck is empty.`,
+      items: (offer) => offer.cards.map(card => ({ key: card.id, attrs: { "data-card": card.id },
+        kids: [h("span", { class: "cname" }, h("strong", {}, card.name), h("span", { class: "cvp" }, `${card.vp} VP`)),
+               h("span", { class: "ccost" }, ...cost(card, S.position))] })),
+      confirm: (offer, id) => `Confirm: ${offer.cards.find(c => c.id === id).name}`,
+      move: (offer, id) => ({ player: "table", action: "reveal", deck, card: id }),
+      done: (offer, id) => `${offer.cards.find(c => c.id === id).name} is face up on deck ${D}.`,
+    });
   }
 
   // --- a table without a bag reader: the drawn tile is tapped in ----------------------------------
@@ -675,28 +671,89 @@
    * Confirm plays the draw.  A tap only picks, it never sends; a confirmed mis-tap is taken
    * back with Undo until another move is entered. */
   function drawDialog() {
-    const offer = S.draw;
-    if (!offer) return;
-    const who = cap(offer.player);
-    let picked = null;
-    const ok = h("button", { type: "button", class: "primary", id: "draw-ok", disabled: true }, "Confirm");
-    const grid = h("div", { class: "drawpick", role: "radiogroup", "aria-label": "Tiles in the bag" }, ...offer.tiles.map(t =>
-      h("button", { type: "button", role: "radio", "aria-checked": "false", "data-code": t.code, title: t.code === "ROCK" ? "a rock" : "tile " + t.code,
-        onclick: (e) => {
-          for (const b of grid.children) { b.classList.remove("on"); b.setAttribute("aria-checked", "false"); }
-          e.currentTarget.classList.add("on"); e.currentTarget.setAttribute("aria-checked", "true");
-          picked = t.code; ok.disabled = false; ok.textContent = `Confirm: ${who} drew ${t.code === "ROCK" ? "a rock" : t.code}`;
-        } }, MycBoard.tileIcon(t.code, HAND_PX), h("span", { class: "code" }, t.code === "ROCK" ? "Rock" : t.code), h("span", { class: "left" }, `×${t.left}`))));
-    openDialog(`${who} drew a tile`, [h("p", { class: "detail" }, `Tap the tile ${who} took from the bag (${S.bag} left). A mis-tap is taken back with Undo until the next move.`), grid], []);
-    $("#dlg-buttons").prepend(ok);
-    // The number of moves this dialog was opened on goes with the draw, and Confirm is
-    // disabled at the first tap: a draw tapped twice, or on two tablets, is entered once.
-    const after = S.log.length ? S.log[S.log.length - 1].seq : 0;
-    ok.onclick = () => {
-      if (!picked || ok.disabled) return;
-      ok.disabled = true;
-      send("move", { move: { player: offer.player, action: "draw", tile: picked }, after }, `${who} drew ${picked}.`);
+    const tileWord = (code) => code === "ROCK" ? "a rock" : code;
+    pickerDialog({
+      id: "draw", gridClass: "drawpick", gridLabel: "Tiles in the bag",
+      offer: () => S.draw,
+      owner: (offer) => offer.player,
+      title: (offer) => offer ? `${cap(offer.player)} drew a tile` : "Drew a tile",
+      intro: (offer) => `Tap the tile ${cap(offer.player)} took from the bag (${S.bag} left). A mis-tap is taken back with Undo until the next move.`,
+      none: () => "No draw is due now" + (S.choices ? ": the table waits for the players' choices first." : S.position.result ? ": the game is over."
+        : ": every hand that may draw is full."),
+      items: (offer) => offer.tiles.map(t => ({ key: t.code, attrs: { "data-code": t.code, title: t.code === "ROCK" ? "a rock" : "tile " + t.code },
+        kids: [MycBoard.tileIcon(t.code, HAND_PX), h("span", { class: "code" }, t.code === "ROCK" ? "Rock" : t.code), h("span", { class: "left" }, `×${t.left}`)] })),
+      confirm: (offer, code) => `Confirm: ${cap(offer.player)} drew ${tileWord(code)}`,
+      move: (offer, code) => ({ player: offer.player, action: "draw", tile: code }),
+      done: (offer, code) => `${cap(offer.player)} drew ${tileWord(code)}.`,
+    });
+  }
+
+  // --- pickers that follow the game (the draw, the card turned up) --------------------------------
+  function moveCount() { return S.log.length ? S.log[S.log.length - 1].seq : 0; }
+  let picker = null;   // redraws the open picker dialog from the latest state
+  /** A dialog of things to tap, then *Confirm*, that follows the game while it is open: when
+   * the state changes (a move entered on another tablet) its heading, text and grid are drawn
+   * again from ``spec.offer()`` (or ``spec.none()`` when nothing is offered), the pick is kept
+   * while it is still offered to the same ``spec.owner``, and a line says what moved.  Confirm
+   * sends the number of moves the dialog shows as ``after`` (409 ``stale`` when a move came in
+   * first: the dialog is drawn again from the new state, pick kept) and is disabled while the
+   * request is out, so a double tap enters once. */
+  function pickerDialog(spec) {
+    let picked = null, owner = null, shown = null, seen = moveCount(), busy = false;
+    const ok = h("button", { type: "button", class: "primary", id: spec.id + "-ok", disabled: true }, "Confirm");
+    const intro = h("p", { class: "detail" });
+    const grid = h("div", { class: spec.gridClass, role: "radiogroup", "aria-label": spec.gridLabel });
+    const form = h("div", { id: "picker-form", "data-picker": spec.id }, intro, grid);
+    const showPick = () => {
+      const offer = spec.offer();
+      for (const b of grid.querySelectorAll("button")) {
+        const on = b.dataset.key === picked;
+        b.classList.toggle("on", on); b.setAttribute("aria-checked", String(on));
+      }
+      ok.disabled = busy || !picked || !offer;
+      ok.textContent = picked && offer ? spec.confirm(offer, picked) : "Confirm";
     };
+    const redraw = () => {
+      const offer = spec.offer() || null, moves = moveCount();
+      const key = JSON.stringify([offer, moves, S.bag, S.decks]);
+      if (key === shown) return;   // nothing the dialog shows changed
+      shown = key;
+      const items = offer ? spec.items(offer) : [];
+      const now = offer ? spec.owner(offer) : null;
+      if (picked && (now !== owner || !items.some(it => it.key === picked))) picked = null;
+      owner = now;
+      if (moves !== seen) {
+        const last = S.log.length ? S.log[S.log.length - 1] : null;
+        dlgError(moves > seen && last ? `Move ${last.seq} was entered meanwhile: ${last.text}. Look again before confirming.`
+          : `Move ${seen} was taken back meanwhile. Look again before confirming.`);
+        seen = moves;
+      }
+      $("#dlg-title").textContent = spec.title(offer);
+      intro.textContent = offer ? spec.intro(offer) : spec.none();
+      grid.replaceChildren(...items.map(it => h("button", Object.assign({ type: "button", role: "radio", "aria-checked": "false", "data-key": it.key,
+        onclick: () => { picked = it.key; dlgError(""); showPick(); } }, it.attrs), ...it.kids)));
+      grid.hidden = !offer;
+      showPick();
+    };
+    openDialog(spec.title(spec.offer()), [form], []);
+    $("#dlg-buttons").prepend(ok);
+    ok.onclick = () => {
+      const offer = spec.offer();
+      if (!picked || busy || !offer) return;
+      busy = true;
+      showPick();
+      send("move", { move: spec.move(offer, picked), after: moveCount() }, spec.done(offer, picked), async (e) => {
+        if (e.code === "stale") { await refresh(); if (dlg.open) dlgError(e.message); }   // drawn again from the new state
+        busy = false;
+        if (dlg.open) showPick();
+      });
+    };
+    picker = redraw;
+    redraw();
+  }
+  function redrawPicker() {
+    if (picker && dlg.open && $("#picker-form")) picker();
+    else picker = null;
   }
 
   // --- "What can I do?" (table rule ``hints``) -------------------------------------------------
