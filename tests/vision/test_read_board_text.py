@@ -50,7 +50,9 @@ def test_json_keeps_its_shape(photo, capsys):
     img, k, _, _ = photo
     code, out, _ = run(["read-board", str(img), "--intrinsics", str(k), "--json"], capsys)
     got = json.loads(out)
-    assert code == 0 and set(got) == {"board", "confidence", "unreadable", "unsure", "labels", "side_unknown", "registration"}
+    assert code == 0 and set(got) == {"board", "complete", "guessed", "confidence", "unreadable", "unsure", "labels",
+                                      "side_unknown", "registration"}
+    assert got["complete"] is True
     assert got["board"]["tiles"] == [{"at": [0, 0], "paths": "P03.Y12.G45"}]
     assert got["labels"]["0,0"] == space_labels()[(0, 0)] and got["unsure"] == {}
 
