@@ -228,7 +228,17 @@ class Position:
                 raise PositionError("edition", str(e)) from None
         pos = _parse_position(doc, edition.meeple_colors)
         check_against_edition(pos, edition)
+        if not isinstance(doc, dict) or doc.get("decks") is None:
+            pos.decks = decks_left(pos, edition)
         return pos
+
+
+def decks_left(pos: Position, edition: Any) -> dict[str, int]:
+    """Face-down cards left per deck when a position does not say (its optional ``decks``): the
+    edition's deck less the cards face up in the market and those the players hold (2.d, 6)."""
+    out_of_deck = [c for row in pos.market.values() for c in row] + [c for held in pos.cards.values() for c in held]
+    return {k: max(0, len(edition.deck(k)) - sum(1 for c in out_of_deck if c in edition.cards
+                                                 and edition.cards[c].deck == k)) for k in ("a", "b")}
 
 
 # --- parsing helpers, shared with the move parser --------------------------------------

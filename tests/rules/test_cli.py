@@ -305,3 +305,19 @@ def test_a_board_reading_given_as_a_position_is_named_as_such(tmp_path):
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "board reading ('read-board --json'), not a position" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_position_without_decks_still_has_cards_to_turn_up(tmp_path):
+    # "decks" is optional: left out, the face-down cards are the edition's deck less those face
+    # up and held, so the market can be refilled after a purchase (2.d, 6)
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc.pop("decks", None)
+    doc["market"] = {"a": ["a01"], "b": []}
+    p.write_text(json.dumps(doc))
+    from companion.edition import load_edition
+    free = next(c.id for c in load_edition().deck("a") if c.id != "a01")
+    m = tmp_path / "reveal.json"
+    m.write_text(json.dumps({"player": "table", "action": "reveal", "deck": "a", "card": free}))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 0 and json.loads(r.stdout)["legal"] is True, (r.stdout, r.stderr)

@@ -174,3 +174,12 @@ def test_a_file_that_is_no_video_is_one_sentence(tmp_path):
     junk.write_text("not a video")
     err = one_line_error(cli("run", "--camera", junk, "--rfid", "none", "--port", "0", "--db", tmp_path / "g.sqlite3"))
     assert "not an image or a video OpenCV can read" in err and "WARN" not in err and "[" not in err, err
+
+
+@pytest.mark.parametrize("flag", ["--seed", "--pace", "--illegal-every"])
+def test_a_negative_demo_number_is_refused_before_the_game_starts(tmp_path, flag):
+    # a negative seed crashed in the renderer's random generator, a negative pace mid-game
+    db = tmp_path / "demo.sqlite3"
+    r = cli("demo", "--fast", "--no-web", "--db", db, flag, "-1")
+    assert r.returncode == 2 and f"argument {flag}: must be 0 or more, got -1" in r.stderr
+    assert "Traceback" not in r.stderr and games_in(db) == []
