@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from companion.vision import layout as L
-from companion.vision.pieces import (CLEAR_MARGIN, EVIDENCE_CLIP, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
+from companion.vision.pieces import (CLEAR_MARGIN, EVIDENCE_CLIP, FOREIGN_RIM_MARGIN, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
                                      RIM_SHOWS, RING_OUTLIER, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
                                      assign_meeples, meeple_evidence, nearest_token, rim_contrast, symbol_features, z_distance)
 from companion.vision.profile import CLASSES
@@ -85,6 +85,10 @@ def plain_meeple_evidence(lab, ll, model, spore_of, player_class, flat_classes):
         for i, s in enumerate(np.flatnonzero(on_spore)):
             p = spore_of[s]
             d_side = min(z_distance(feat[i:i + 1], model.spore[p, k], core)[0] for k in (0, 1))
+            # the chip's outer ring, beyond a meeple's foot: how near each player's spore looks
+            looks = [[model.spore[q, 0], model.spore[q, 1]] + ([model.meeple_on_spore[q]] if model.meeple_on_spore is not None else [])
+                     for q in range(len(PLAYERS))]
+            rim = [min(z_distance(feat[i:i + 1], look, slice(2, 3))[0] for look in looks[q]) for q in range(len(PLAYERS))]
             for q in range(len(PLAYERS)):
                 d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
                 if q == p and model.meeple_on_spore is not None:
@@ -94,6 +98,8 @@ def plain_meeple_evidence(lab, ll, model, spore_of, player_class, flat_classes):
                     # another player's meeple would hide the whole symbol: one still showing
                     # rules it out, however near the meeple's look the core also lies
                     symbol = -EVIDENCE_CLIP
+                if q != p and rim[p] < SYMBOL_SHOWS and rim[q] > rim[p] + FOREIGN_RIM_MARGIN:
+                    symbol = -EVIDENCE_CLIP   # the chip's rim is plainly the other player's
                 # the spore's own colour fits its meeple anyway: the symbol alone decides; a
                 # dark or coloured symbol must not pass for another player's meeple either
                 ev[s, q] = symbol if q == p else min(ev[s, q], symbol)
