@@ -154,17 +154,22 @@ def _substrate_steps(b: Board, player: str, short: dict[str, dict[str, int]]) ->
     return out
 
 
-def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:
-    """``(payer, "white", where)``: the trees each payer forms mycorrhizae with, 1 cube each
-    (5.b), no free circle counted on twice."""
+def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]],
+                also: frozenset[tuple[str, str]] = frozenset()) -> list[tuple[str, str, str]]:
+    """``(payer, colour, where)``: the trees each payer forms mycorrhizae with, 1 cube of their
+    choice each (5.b), no free circle counted on twice: for every white cube missing (only
+    mycorrhizae give white) and for the ``also`` (payer, colour) pairs no substrate on the board
+    supplies now."""
     pos, ed = b.pos, b.edition
-    wants = [(payer, miss["white"]) for payer, miss in short.items() if miss.get("white")]
-    demands = [(payer, _reach(b, payer)) for payer, n in wants for _ in range(n)]
+    wants = [(payer, color, n) for payer, miss in short.items() for color, n in miss.items()
+             if n and (color == "white" or (payer, color) in also)]
+    demands = [(payer, _reach(b, payer)) for payer, _color, n in wants for _ in range(n)]
     circles = sorted(h for h, s in pos.trees.items() for slot in s if slot is None)
     got = _assign(demands, circles)
-    out = []
-    for payer, n in wants:
-        mine = [(s, reach) for (p, reach), s in zip(demands, got) if p == payer]
+    out, start = [], 0
+    for payer, color, n in wants:
+        mine = [(s, reach) for (_p, reach), s in zip(demands[start:start + n], got[start:start + n])]
+        start += n
         per_tree: dict[Hex, list[Hex]] = {}
         for s, reach in mine:
             if s is not None:
@@ -174,12 +179,14 @@ def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]]) -> list
             k = sum(1 for s, _ in mine if s == at)
             away = f"{_cost(reach, at)} space(s) away, " if reach else ""
             parts.append(f"{'form a mycorrhiza' if k == 1 else f'form {k} mycorrhizae'} with {tree_name(pos, ed, at)} "
-                         f"(a green path facing it, {away}5.b)")
+                         f"(a green path facing it, {away}5.b{'' if color == 'white' else ': a cube of your choice'})")
+        if color != "white" and not per_tree:
+            continue   # the substrate step stands alone
         if not per_tree:
             parts.append("every tree is full: a gift or a colour swap")
         elif sum(1 for s, _ in mine if s is None):
             parts.append("every other circle is full or counted on above: a gift or a colour swap")
-        out.append((payer, "white", " and ".join(parts)))
+        out.append((payer, color, " and ".join(parts)))
     return out
 
 
@@ -197,8 +204,11 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
             need = economy.mycelia_needed(pos, ed, card, player)
             steps.append(f"grow {a.missing_tiles} more {card.mycelia_color} tile(s) on the network your meeple "
                          f"stands on ({need} needed in one network, 6.a)")
+        from_substrates = _substrate_steps(b, player, a.missing_nutrients)
+        # a colour no substrate on the board gives now comes from a mycorrhiza instead (5.b)
+        waiting = frozenset((payer, color) for payer, color, text in from_substrates if text.startswith("wait for"))
         where = {(payer, color): text for payer, color, text in
-                 _substrate_steps(b, player, a.missing_nutrients) + _tree_steps(b, player, a.missing_nutrients)}
+                 from_substrates + _tree_steps(b, player, a.missing_nutrients, also=waiting)}
         for payer, short in a.missing_nutrients.items():
             who = "you" if payer == player else payer
             for color, n in short.items():

@@ -72,3 +72,12 @@ def test_three_cubes_take_two_degradations_unless_a_bonus_card_gives_three(bonus
         assert step.count("degrade the wood substrate") == 1, step
     else:
         assert step.count("degrade the wood substrate") == 2, step
+
+
+def test_a_colour_no_substrate_gives_now_is_planned_from_a_free_tree_circle():
+    # 5.b: a mycorrhiza gives "1 Nutrient of the color of your choice", so a pink cube with no
+    # wood substrate on the board comes from a tree, not from waiting for a wood token
+    steps = steps_of(team_position({}))
+    (mine,) = [s for s in steps if s.startswith("you: ") and "pink" in s]
+    assert "form a mycorrhiza with tree" in mine and "a cube of your choice" in mine
+    assert "wait for" not in mine
