@@ -163,9 +163,16 @@ def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]],
     pos, ed = b.pos, b.edition
     wants = [(payer, color, n) for payer, miss in short.items() for color, n in miss.items()
              if n and (color == "white" or (payer, color) in also)]
+    wants.sort(key=lambda w: w[1] != "white")   # only mycorrhizae give white: it takes the circles first
     demands = [(payer, _reach(b, payer)) for payer, _color, n in wants for _ in range(n)]
     circles = sorted(h for h, s in pos.trees.items() for slot in s if slot is None)
-    got = _assign(demands, circles)
+    n_white = sum(n for _p, color, n in wants if color == "white")
+    got = _assign(demands[:n_white], circles)
+    left = list(circles)
+    for h in got:
+        if h is not None:
+            left.remove(h)
+    got += _assign(demands[n_white:], left)
     out, start = [], 0
     for payer, color, n in wants:
         mine = [(s, reach) for (_p, reach), s in zip(demands[start:start + n], got[start:start + n])]
