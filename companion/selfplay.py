@@ -351,9 +351,16 @@ def figure(x: float) -> float | int:
 def end_reason(g: GameSummary) -> str:
     """Why ``g`` ended, without who: "a player reached 10 victory points", "a team reached 15
     victory points", "all three missions accomplished and the VP target", "the last tile was
-    drawn from the bag" (rulebook 8, 9)."""
+    drawn from the bag", and for a lost cooperative game what the team lacked: "the last tile was
+    drawn from the bag: the team loses (missions not accomplished: Forest Communication)"
+    (rulebook 8, 9)."""
     import re
-    reason = g.result["reason"].split(":")[0] if g.result else "no result"
+    full = g.result["reason"] if g.result else "no result"
+    if ": the team loses (" in full:
+        # a lost cooperative game keeps what the team lacked (the dashboard's words), its VP
+        # count folded into one phrase so that games group
+        return re.sub(r"\d+ of \d+ victory points", "short of the VP target", full)
+    reason = full.split(":")[0]
     if reason.startswith("all three missions accomplished"):
         return "all three missions accomplished and the VP target"
     m = re.match(r"(team )?.+ reached (\d+ victory points)$", reason)

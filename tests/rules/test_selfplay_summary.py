@@ -110,3 +110,15 @@ def test_every_field_of_the_summary_is_documented():
     fields = set(summarize([lost])) | set(summarize([won])) | {"results", "end_reasons", "turns", "events", "violations",
                                                                 "games_per_second", "load_average"}
     assert fields - documented == set()
+
+
+def test_a_lost_cooperative_game_says_what_the_team_lacked_in_its_end_reason():
+    from companion.selfplay import end_reason
+    why = ("the last tile was drawn from the bag: the team loses (missions not accomplished: "
+           "Forest Communication; 10 of 12 victory points)")
+    lost = GameSummary(3, "cooperative", {"winners": [], "reason": why}, 18, 400, players=2, difficulty="easy")
+    assert end_reason(lost) == ("the last tile was drawn from the bag: the team loses (missions not "
+                                "accomplished: Forest Communication; short of the VP target)")
+    won = GameSummary(1, "competitive", {"winners": ["blue"], "reason": "blue reached 10 victory points"}, 12, 250,
+                      winner_vp=10, players=2)
+    assert end_reason(won) == "a player reached 10 victory points"
