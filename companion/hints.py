@@ -350,6 +350,16 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
         reason = (f"{player} puts the spore and the meeple on {ed.label(Hex(*move['at']))}: the starting space "
                   "closest to substrates and trees (3)")
         return Hint(player, move, reason, [])
+    spore = pos.spores.get(player)
+    if pos.result is None and spore is not None and spore.at is None:
+        # a rock put on the spore pushed it off: the owner puts it back before anything else
+        # (4.a.2 "The affected player must relocate the spore"), or the meeple stands nowhere
+        move = bot.relocation(pos, ed, player)
+        if move is not None:
+            reason = (f"{player}'s spore is off the board (a rock was put on it): put it back first, on "
+                      f"{ed.label(Hex(*move['to']))}, the starting space closest to substrates and trees, "
+                      "with the meeple on it (4.a.2)")
+            return Hint(player, move, reason, card_plans(pos, ed, player), team_goals(pos, ed))
     if move is None:
         missing = min(3 - len(pos.hands[player]), pos.bag)
         if missing > 0:   # the draw names the tile that comes out of the bag: the table's to make

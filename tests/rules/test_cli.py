@@ -321,3 +321,22 @@ def test_a_position_without_decks_still_has_cards_to_turn_up(tmp_path):
     m.write_text(json.dumps({"player": "table", "action": "reveal", "deck": "a", "card": free}))
     r = run("check-move", "--position", str(p), "--move", str(m))
     assert r.returncode == 0 and json.loads(r.stdout)["legal"] is True, (r.stdout, r.stderr)
+
+
+def test_the_hint_puts_a_displaced_spore_back_first(tmp_path):
+    # 4.a.2 "On another player's Spore. The affected player must relocate the spore": with blue's
+    # spore pushed off by a rock, the hint is the relocation, not a discard
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc["board"]["rocks"] = doc["board"].get("rocks", []) + [[4, 0]]
+    doc["board"]["spores"]["blue"]["at"] = None
+    doc["board"]["meeples"]["blue"] = None
+    doc["bag"] -= 1                      # the rock came out of the bag
+    p.write_text(json.dumps(doc))
+    r = run("hint", "--position", str(p), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["move"]["action"] == "relocate" and "put it back first" in out["reason"]
+    m = tmp_path / "relocate.json"
+    m.write_text(json.dumps(out["move"]))
+    assert json.loads(run("check-move", "--position", str(p), "--move", str(m)).stdout)["legal"] is True
