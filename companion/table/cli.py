@@ -217,7 +217,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
             from web.setup import attach_table_feed
             attach_table_feed(srv.app, sim.live)   # /setup shows the simulated camera too
         print(f"Simulated table: {args.mode}, {len(sim.session.position.colors)} players, seed {args.seed}; "
-              f"game {sim.session.game.game_id} logged in {path}")
+              + (f"game {sim.session.game.game_id} logged in {path}" if sim.session.game.game_id
+                 else "the game is not logged (--db :memory:)"))
         sim.session.bus.subscribe(demo_console(sim.session))
     try:
         report = sim.run()
