@@ -133,12 +133,28 @@
     leading = false;
     if (es) { es.close(); es = null; }
   }
+  function handLease(id) {
+    const lease = readLease();
+    if (lease && lease.id === TAB_ID) localStorage.setItem(LEASE_KEY, JSON.stringify({ id, until: Date.now() + LEASE_MS }));
+  }
+  /* A follower drew a relayed message; the state after it comes relayed too, unless the leader
+   * stepped down or closed while loading it.  Then nobody would send it: load it here. */
+  let catchUpTimer = null;
+  function awaitRelayedState() {
+    if (catchUpTimer) return;
+    catchUpTimer = setTimeout(() => {
+      catchUpTimer = null;
+      if (!leading && (!S || (S.seq || 0) < lastId)) refresh();
+    }, 1500);
+  }
   function relay(type, extra) { if (chan && leading) chan.postMessage(Object.assign({ type, id: TAB_ID }, extra || {})); }
   function startStreamSharing() {
     if (chan) chan.onmessage = (ev) => {
       const m = ev.data || {};
-      if (m.type === "beat" && leading && m.id < TAB_ID) stepDown();   // two leaders after a race: the lower id stays
-      else if (m.type === "msg" && !leading) onMessage(m.data, m.lastEventId, false);
+      // two leaders after a race: the lower id stays, and the lease is handed to it, or it would
+      // read this tab's lease at its next beat and step down too, leaving nobody for 4 s
+      if (m.type === "beat" && leading && m.id < TAB_ID) { stepDown(); handLease(m.id); }
+      else if (m.type === "msg" && !leading) { onMessage(m.data, m.lastEventId, false); awaitRelayedState(); }
       // a state relayed while this tab loads its own may be the newer one: load again after
       else if (m.type === "state" && !leading && m.doc) { if (!refreshing) applyRelayed(m.doc, m.restarted); else again = true; }
       else if (m.type === "open" && !leading) setLink(true);
@@ -174,7 +190,12 @@
     es = new EventSource("/api/events?last=" + lastId);
     // every reconnection reloads the state: after a server restart nothing else would (the
     // first opening follows the state just loaded from its seq: nothing to reload)
-    es.onopen = () => { setLink(true); relay("open"); if (streamOpened) refresh(); streamOpened = true; };
+    // a tab taking the stream over may hold messages whose state nobody relayed: load it too
+    es.onopen = () => {
+      setLink(true); relay("open");
+      if (streamOpened || !S || (S.seq || 0) < lastId) refresh();
+      streamOpened = true;
+    };
     es.onmessage = (ev) => { relay("msg", { data: ev.data, lastEventId: ev.lastEventId }); onMessage(ev.data, ev.lastEventId); };
     es.onerror = () => {
       setLink(false);
