@@ -156,6 +156,7 @@ class SimulatedTable:
         self.report = SimReport(None, 0)
         self._t_ms = 0.0
         self._still: np.ndarray | None = None
+        self._filmed = 0.0   # wall-clock time of the last frame filmed while waiting (paced games)
         self._placements = 0
         self.virtual = None
         self.bag_reader = None
@@ -206,9 +207,9 @@ class SimulatedTable:
         return render(board, self.geo, self.cond, self.np_rng, size=self.size, camera=self.camera,
                       px_per_mm=self.px_per_mm).image
 
-    def _feed(self, image: np.ndarray) -> None:
+    def _feed(self, image: np.ndarray, pause: bool = True) -> None:
         self._t_ms += 100.0
-        if not self.fast:
+        if not self.fast and pause:
             time.sleep(0.1)
         self.live.on_frame(Frame(image, self._t_ms))
         self.report.frames += 1
@@ -228,6 +229,17 @@ class SimulatedTable:
             self._feed(image)
         self._still = image
 
+    def _keep_filming(self) -> None:
+        """The camera goes on filming the still board while the table waits for the companion,
+        as a real camera does: a frame 100 ms (of the frames' clock) after the last one, at most
+        one per 100 ms of wall-clock time when the game is paced for people to follow."""
+        if self._still is None:
+            return
+        if not self.fast and time.monotonic() - self._filmed < 0.1:
+            return
+        self._filmed = time.monotonic()
+        self._feed(self._still, pause=False)
+
     def _wait_events(self, n: int, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
         while len(self.session.game.events) < n and time.monotonic() < deadline:
@@ -241,6 +253,7 @@ class SimulatedTable:
             if self.session.question is not None:   # answered by _settle
                 return False
             time.sleep(0.002)
+            self._keep_filming()
             self.live.tick()
         return len(self.session.game.events) >= n
 

@@ -52,6 +52,12 @@ class StillnessGate:
         """Whether a still frame has been read since the last reset."""
         return self._last_read is not None
 
+    @property
+    def still_since_ms(self) -> float | None:
+        """The time stamp (ms) of the last frame that moved (or of the first frame since a
+        reset): the board has been still from then on.  ``None`` before the first frame."""
+        return self._still_since
+
     def _changed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (cv2.absdiff(a, b) > self.pixel_delta).astype(np.uint8)
 
@@ -94,5 +100,6 @@ class StillnessGate:
         """Forget history (after the camera was reopened or the board bumped)."""
         self._prev = None
         self._last_read = None
+        self._still_since = None
         self._fired = False
         self._t_ms = float("-inf")

@@ -25,7 +25,8 @@ from typing import Any, NamedTuple
 
 from companion import tiles as tilecodes
 from companion.table.gating import StillnessGate
-from companion.table.inference import LOW_CONFIDENCE, apply_corrections, attempted_move, explain, view_of_board
+from companion.table.inference import (LOW_CONFIDENCE, apply_corrections, attempted_move, explain, position_key,
+                                       view_of_board)
 from companion.table.session import TableSession
 from companion.table.sources import GIVE_UP_S, STALL_S, CameraFailed, Frame, FrameSource, StallWatchdog
 from companion.tilebag import TileLedger, draw_move
@@ -37,6 +38,26 @@ READER_STATUS = {"BoardNotFoundError": "no board", "UnreadableImageError": "unre
 MAX_FRAME_ERRORS = 50
 """Frames in a row that may fail in the loop before the companion stops and says why."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
+LOOK_AGAIN_MS = 2000.0
+"""How long (ms of the frames' clock) a still board read unsure, with two or more moves that
+explain it, waits before it is read again; the same reading then is asked about
+(docs/table.md, "Unsure readings")."""
+
+
+class HeldReading(NamedTuple):
+    """An unsure reading that two or more moves explain, held waiting for a clearer view."""
+
+    spaces: frozenset
+    """The differing spaces read unsure (:class:`~companion.hexgrid.Hex`)."""
+    candidates: frozenset
+    """The positions the explaining moves lead to (:func:`~companion.table.inference.position_key`)."""
+    since_ms: float
+    """The time stamp (ms) of the frame it was first read from."""
+    read_ms: float
+    """The time stamp (ms) of the frame it was last read from."""
+    asked: bool = False
+    """Whether the table has been asked which move it was (the board is then not read again
+    until it moves)."""
 
 
 class PressTurn(NamedTuple):
@@ -129,6 +150,7 @@ class LiveTable:
         self.commit_latencies_ms: list[float] = []
         self._last_attempt: dict[str, Any] | None = None
         self._last_uncertain: frozenset = frozenset()
+        self._held: HeldReading | None = None   # the unsure reading waiting for a clearer view
         self._stop = threading.Event()
         self.bag_reader = None
         self.tilebag = TileLedger()
@@ -161,6 +183,7 @@ class LiveTable:
         if msg.kind in ("undo", "correction", "reset"):
             self._recheck = True
             self._committed = None
+            self._held = None
         elif msg.kind in ("choices_done", "choices_withdrawn"):
             # The move that waited for the players' choices is settled: read the still board
             # again (from the reading that showed the move, once it is in the game), and give
@@ -195,10 +218,23 @@ class LiveTable:
                 self._recheck = False
                 self.read_still(frame)
                 return True
+            if self._look_again(frame.t_ms):
+                self.read_still(frame)
+                return True
             return False
         self._recheck = False
         self.read_still(frame)
         return True
+
+    def _look_again(self, t_ms: float) -> bool:
+        """Whether the board, still since an unsure reading was held (no hand has moved over
+        it), has stayed so for :data:`LOOK_AGAIN_MS` and is read again: a still board brings
+        no clearer view by itself, so its reading is checked once more and, the same, asked
+        about instead of waiting for ever."""
+        held = self._held
+        since = self.gate.still_since_ms
+        return (held is not None and not held.asked and not self.gate.motion and since is not None
+                and since <= held.read_ms and t_ms - held.read_ms >= LOOK_AGAIN_MS)
 
     def _hand_codes(self) -> list[str]:
         pos = self.session.position
@@ -256,6 +292,7 @@ class LiveTable:
             if not diff:
                 self._committed = reading
                 self._last_attempt = None
+                self._held = None
                 s.clear_illegal(source="camera")
                 self._retry_pending()
                 return
@@ -263,12 +300,10 @@ class LiveTable:
             if low and len(ex.matches) != 1:
                 # An unsure reading is committed only when exactly one legal move explains it.
                 self.stats["held_low_confidence"] += 1
-                if low != self._last_uncertain:
-                    self._last_uncertain = low
-                    s.bus.publish("uncertain", {"spaces": [{"at": [h.q, h.r], "label": s.edition.label(h)} for h in sorted(low)],
-                                                "message": "The camera is unsure here; waiting for a clearer view (or fix the space)."})
+                self._hold_unsure(low, ex, frame.t_ms)
                 return
             self._last_uncertain = frozenset()
+            self._held = None
             if len(ex.matches) == 1:
                 seq, _ = ex.matches[0]
                 n0 = len(s.game.events)
@@ -300,6 +335,30 @@ class LiveTable:
                                        "message": "The board differs from the game at " + ", ".join(labels)
                                        + "; put the pieces back or fix the spaces on the dashboard."})
 
+    def _hold_unsure(self, low: frozenset, ex, t_ms: float) -> None:
+        """Hold a reading with the spaces ``low`` read unsure that no single move explains
+        (``ex``: its :class:`~companion.table.inference.Explanation`), read from the frame of
+        time stamp ``t_ms``.  Two or more moves explaining it: the same reading again at least
+        :data:`LOOK_AGAIN_MS` later (the board still, or read again after it moved) asks the
+        table which move it was; a new one waits for a clearer view from then on."""
+        s = self.session
+        labels = [s.edition.label(h) for h in sorted(low)]
+        candidates = frozenset(position_key(after) for _, after in ex.matches)
+        held = self._held
+        if len(candidates) >= 2 and held is not None and (held.spaces, held.candidates) == (low, candidates):
+            asked = held.asked or (t_ms - held.since_ms >= LOOK_AGAIN_MS and self._ask(ex, unsure=labels))
+            self._held = held._replace(read_ms=t_ms, asked=asked)
+            return
+        # with no move that fits, there is nothing to ask: the reading waits for a clearer view or a fix
+        self._held = HeldReading(low, candidates, t_ms, t_ms) if len(candidates) >= 2 else None
+        if low != self._last_uncertain:
+            self._last_uncertain = low
+            then = (f" If the board stays as it is, the table is asked in {LOOK_AGAIN_MS / 1000:.0f} s which of the "
+                    f"{len(candidates)} moves that fit it was made." if len(candidates) >= 2 else "")
+            s.bus.publish("uncertain", {"spaces": [{"at": [h.q, h.r], "label": s.edition.label(h)} for h in sorted(low)],
+                                        "message": f"The camera is unsure of {', '.join(labels)}; waiting for a clearer "
+                                                   f"view (or fix the space).{then}"})
+
     def _withdraw_question(self) -> None:
         # A later still board that only one sequence explains settles an open question of
         # the camera's (a tile placed after "rock then removal?" rules the rock out).
@@ -310,13 +369,15 @@ class LiveTable:
             s.bus.publish("answered", {"id": q.id, "choice": None, "why": "the board that followed settled it"})
         self._asked = None
 
-    def _ask(self, ex) -> None:
+    def _ask(self, ex, unsure: list[str] | None = None) -> bool:
         """Ask the table which of several explanations happened: each choice names its moves
         (each described on the board it was made on) and what it leaves that the camera cannot
-        see (hands, nutrients, cards, spores, turn)."""
+        see (hands, nutrients, cards, spores, turn).  ``unsure``: the labels of the spaces the
+        camera read unsure, said in the question.  Returns whether it was asked (not while
+        another question is open)."""
         s = self.session
         if s.question is not None:
-            return
+            return False
         self.stats["questions"] += 1
         from companion.moves import parse_move
         from companion.rules import Board, _describe, apply
@@ -329,9 +390,17 @@ class LiveTable:
             hidden = hidden_differences(s.position, after, [m for _, m in ex.matches])
             label = "; then ".join(parts) + (f" ({hidden})" if hidden else "")
             choices.append({"label": label, "moves": seq})
-        self._asked = s.ask("The camera sees the same board after each of these; which happened?", choices,
-                            title="Which of these happened?",
-                            detail="The camera sees the same board after each of them.").id
+        if unsure:
+            where = ", ".join(unsure)
+            detail = (f"The camera is unsure of {where} and has read the same board twice, "
+                      f"{LOOK_AGAIN_MS / 1000:.0f} s or more apart; each of these moves leaves it so. "
+                      f"If none of them was made, fix {where} on the dashboard.")
+            prompt = f"The camera is unsure of {where}, and each of these moves fits what it reads; which happened?"
+        else:
+            detail = "The camera sees the same board after each of them."
+            prompt = "The camera sees the same board after each of these; which happened?"
+        self._asked = s.ask(prompt, choices, title="Which of these happened?", detail=detail).id
+        return True
 
     # --- tile bag -----------------------------------------------------------------------
     def on_reader_event(self, ev: dict[str, Any]) -> None:
