@@ -13,7 +13,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from companion.position import Position, PositionError
+from companion.edition import load_edition
+from companion.position import Position, PositionError, check_substrate_count
 
 
 class InputError(Exception):
@@ -55,7 +56,9 @@ def load_position(path: str) -> Position:
                          "not a position: copy its \"board\" into a position with the players, "
                          "hands and nutrients (docs/position.md)")
     try:
-        return Position.from_json(doc)
+        pos = Position.from_json(doc)
+        check_substrate_count(pos, load_edition(pos.edition))
+        return pos
     except PositionError as e:
         raise InputError(f"position file {path}: field {e.field}: {e.message}") from None
 

@@ -233,6 +233,26 @@ class Position:
         return pos
 
 
+def check_substrate_count(pos: Position, edition: Any) -> None:
+    """Raise :class:`PositionError` on ``board.substrates`` unless each substrate kind has the
+    edition's number of tokens (2 wood, 2 soil in the default edition) on the board or waiting
+    for a replacement in ``pending.substrates``: rulebook 5.a "There must always be 2 Substrates
+    of each color on the board".
+
+    Checked on whole positions given from outside (position files, docs/position.md), not in
+    :meth:`Position.from_json`: the rules judge a move on a partial position as well, and tests
+    of one rule build positions without the substrates they do not need.
+    """
+    for kind, want in edition.substrates_on_board.items():
+        laid = sum(1 for k in pos.substrates.values() if k == kind)
+        waiting = pos.pending_substrates.count(kind)
+        if laid + waiting != want:
+            where = f"{laid} {kind} substrate{'s' * (laid != 1)} on the board" + \
+                (f" and {waiting} waiting in pending.substrates" if waiting else "")
+            raise PositionError("board.substrates", f"{where}, {want} expected: there are always {want} substrates "
+                                "of each colour on the board (rulebook 5.a; one waiting in pending.substrates counts)")
+
+
 def decks_left(pos: Position, edition: Any) -> dict[str, int]:
     """Face-down cards left per deck when a position does not say (its optional ``decks``): the
     edition's deck less the cards face up in the market and those the players hold (2.d, 6)."""
