@@ -247,7 +247,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json()))
     else:
         r = report.to_json()
-        print(f"Result: {r['result']['reason'] if r['result'] else 'none'}")
+        if not r["result"]:    # else the result and the scores were printed as the last move came in
+            print("Result: none, the game did not finish")
         print(f"Illegal placements injected {r['illegal_injected']}, caught {r['illegal_caught']}; "
               f"legal moves rejected {r['legal_rejected']}; log matches the bots' game: {r['log_matches_truth']}")
         _wait_for_ctrl_c(srv)
