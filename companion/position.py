@@ -18,7 +18,6 @@ from companion.hexgrid import Hex
 
 MODES = ("competitive", "cooperative", "team")
 MISSIONS = ("funga", "forest_symbiosis", "forest_communication")
-DEFAULT_COLORS = ("blue", "orange", "red", "black")
 TURN_SLOTS = ("place", "move", "remove", "spore", "give", "swap", "buy")
 """Names recorded in ``turn.taken``: each turn action may be taken once (rulebook 4 and the
 Turn Sequence Summary).  ``place`` covers placing a tile, placing a rock and discarding."""
