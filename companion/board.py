@@ -182,6 +182,18 @@ def check_starting_space(b: Board, player: str, at: Hex) -> None:
                               f"spores must be at least {gap} spaces apart.")
 
 
+def starting_spaces(b: Board, player: str) -> list[Hex]:
+    """Outermost spaces where ``player`` may put a spore now (3, 4.a.2, 4.d, 6), in board order."""
+    out = []
+    for h in sorted(b.edition.outermost):
+        try:
+            check_starting_space(b, player, h)
+        except IllegalMove:
+            continue
+        out.append(h)
+    return out
+
+
 def send_home(b: Board, color: str, notes: list[str]) -> None:
     """Return a meeple to its spore (4.a.2, 5.a); off the board if the spore is displaced."""
     spore = b.pos.spores.get(color)

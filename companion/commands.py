@@ -13,7 +13,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from companion.position import Position, PositionError
+from companion.argtypes import at_least
+from companion.edition import load_edition
+from companion.position import Position, PositionError, check_substrate_count
 
 
 class InputError(Exception):
@@ -55,7 +57,9 @@ def load_position(path: str) -> Position:
                          "not a position: copy its \"board\" into a position with the players, "
                          "hands and nutrients (docs/position.md)")
     try:
-        return Position.from_json(doc)
+        pos = Position.from_json(doc)
+        check_substrate_count(pos, load_edition(pos.edition))
+        return pos
     except PositionError as e:
         raise InputError(f"position file {path}: field {e.field}: {e.message}") from None
 
@@ -185,9 +189,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     from companion.selfplay import end_reason, figure, play_games, results, summarize
-    if args.games < 1:
-        print("mycelium-companion: --games must be at least 1", file=sys.stderr)
-        return 2
     if args.mode == "team" and args.players not in (None, 4):
         print("mycelium-companion: team mode is 2 vs 2: --players must be 4", file=sys.stderr)
         return 2
@@ -375,8 +376,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     p = sub.add_parser("selfplay", help="bot games with every invariant checked; one JSON summary")
     p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
-    p.add_argument("--games", type=int, default=10)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--games", type=at_least(1), default=10)
+    p.add_argument("--seed", type=at_least(0), default=1, help="the first game's seed (default 1)")
     p.add_argument("--players", type=int, choices=[2, 3, 4], default=None,
                    help="players per game (default: 2-4 in turn; 4 in team mode)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")

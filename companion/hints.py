@@ -343,13 +343,14 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
     if pos.in_setup:
         # Before the meeples stand, no network or card plan means anything: say what the
         # set-up still needs, and where the spore goes once only the spores are left.
+        # The team's goals (7, 8) already hold: the trees and the difficulty are set.
         before = [step.text for step in setup_steps(pos, ed) if step.key != "spores"]
         if before:
-            return Hint(player, None, "the set-up comes first: " + "; ".join(before), [])
+            return Hint(player, None, "the set-up comes first: " + "; ".join(before), [], team_goals(pos, ed))
         move = bot.spore_space(pos, ed)
         reason = (f"{player} puts the spore and the meeple on {ed.label(Hex(*move['at']))}: the starting space "
                   "closest to substrates and trees (3)")
-        return Hint(player, move, reason, [])
+        return Hint(player, move, reason, [], team_goals(pos, ed))
     spore = pos.spores.get(player)
     if pos.result is None and spore is not None and spore.at is None:
         # a rock put on the spore pushed it off: the owner puts it back before anything else

@@ -16,7 +16,7 @@ from companion.hexgrid import Hex
 from companion.options import option
 from companion.position import Position
 from companion.board import (Board, IllegalMove, check_starting_space, connections, has_place_action,  # noqa: F401
-                             rock_spots)
+                             rock_spots, starting_spaces)
 from companion.rules import check
 
 
@@ -79,18 +79,6 @@ def removals(b: Board, player: str) -> list[dict[str, Any]]:
         cost = 1 if n in pos.tiles else 2 if n in pos.rocks else 0
         if cost and sum(held.values()) >= cost:
             out.append({"player": player, "action": "remove", "at": _hx(n), "pay": economy.any_payment(held, cost)})
-    return out
-
-
-def starting_spaces(b: Board, player: str) -> list[Hex]:
-    """Outermost spaces where ``player`` may put a spore now (3, 4.d, 6)."""
-    out = []
-    for h in sorted(b.edition.outermost):
-        try:
-            check_starting_space(b, player, h)
-        except IllegalMove:
-            continue
-        out.append(h)
     return out
 
 

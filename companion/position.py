@@ -18,7 +18,6 @@ from companion.hexgrid import Hex
 
 MODES = ("competitive", "cooperative", "team")
 MISSIONS = ("funga", "forest_symbiosis", "forest_communication")
-DEFAULT_COLORS = ("blue", "orange", "red", "black")
 TURN_SLOTS = ("place", "move", "remove", "spore", "give", "swap", "buy")
 """Names recorded in ``turn.taken``: each turn action may be taken once (rulebook 4 and the
 Turn Sequence Summary).  ``place`` covers placing a tile, placing a rock and discarding."""
@@ -231,6 +230,26 @@ class Position:
         if not isinstance(doc, dict) or doc.get("decks") is None:
             pos.decks = decks_left(pos, edition)
         return pos
+
+
+def check_substrate_count(pos: Position, edition: Any) -> None:
+    """Raise :class:`PositionError` on ``board.substrates`` unless each substrate kind has the
+    edition's number of tokens (2 wood, 2 soil in the default edition) on the board or waiting
+    for a replacement in ``pending.substrates``: rulebook 5.a "There must always be 2 Substrates
+    of each color on the board".
+
+    Checked on whole positions given from outside (position files, docs/position.md), not in
+    :meth:`Position.from_json`: the rules judge a move on a partial position as well, and tests
+    of one rule build positions without the substrates they do not need.
+    """
+    for kind, want in edition.substrates_on_board.items():
+        laid = sum(1 for k in pos.substrates.values() if k == kind)
+        waiting = pos.pending_substrates.count(kind)
+        if laid + waiting != want:
+            where = f"{laid} {kind} substrate{'s' * (laid != 1)} on the board" + \
+                (f" and {waiting} waiting in pending.substrates" if waiting else "")
+            raise PositionError("board.substrates", f"{where}, {want} expected: there are always {want} substrates "
+                                "of each colour on the board (rulebook 5.a; one waiting in pending.substrates counts)")
 
 
 def decks_left(pos: Position, edition: Any) -> dict[str, int]:

@@ -16,7 +16,7 @@ from typing import Any
 from companion import economy
 from companion import tiles as tilecodes
 from companion.board import (Board, IllegalMove, check_starting_space, clear_space, connections,  # noqa: F401
-                             has_place_action, send_home)
+                             has_place_action, send_home, starting_spaces)
 from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.market import MARKET_SIZE
@@ -67,6 +67,7 @@ REASONS: dict[str, str] = {
     "too_close_to_spore": "spores must be at least one space away from another spore (3)",
     "spore_not_displaced": "your spore is on the board; nothing to relocate",
     "spore_displaced": "your spore is off the board: say where it goes (spore_to)",
+    "relocate_first": "your spore is off the board: put it back before ending the turn (4.a.2)",
     "purchase_ends_actions": "after a purchase the meeple waits on its spore until the next turn (6)",
     "hand_full": "a hand holds 3 tiles (4.a.3)",
     "bag_empty": "the bag is empty",
@@ -432,11 +433,28 @@ def _v_draw(b: Board, m: Move) -> None:
 
 def _v_end_turn(b: Board, m: Move) -> None:
     pos = b.pos
+    spore = pos.spores.get(m.player)
+    if spore is not None and spore.at is None:
+        _refuse_with_spore_off(b, m.player)
     if "place" not in pos.taken and "spore" not in pos.taken:
         if has_place_action(pos, b.edition):
             raise IllegalMove("must_place_or_discard", "Place a tile, place a rock or discard a tile before ending your turn.")
     if len(pos.hands[m.player]) < 3 and pos.bag > 0:
         raise IllegalMove("must_draw", f"Draw {3 - len(pos.hands[m.player])} tile(s) from the bag before ending your turn.")
+
+
+def _refuse_with_spore_off(b: Board, player: str) -> None:
+    """4.a.2 "The affected player must relocate the spore": a player whose spore a rock pushed
+    off ends no turn before putting it back; with no starting space free there is nowhere to
+    put it, so the turn may end and the spore waits (docs/rules.md)."""
+    spaces = starting_spaces(b, player)
+    if not spaces:
+        return
+    labels = sorted((b.label(h) for h in spaces), key=lambda label: (label[:1], len(label), label))  # A1 .. A9, B1 ..
+    shown = ", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else "")
+    gap = option(b.pos.options, "spore_min_distance")
+    raise IllegalMove("relocate_first", "Your spore is off the board (a rock landed on it): put it back before ending "
+                      f"your turn, on a free outermost space at least {gap} spaces from the other spores: {shown}.")
 
 
 def _v_substrate(b: Board, m: Move) -> None:

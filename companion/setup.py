@@ -14,7 +14,7 @@ from typing import Any
 from companion.edition import DIFFICULTIES, Edition
 from companion.tiles import canonical
 from companion.options import check_options
-from companion.position import DEFAULT_COLORS, MODES, Player, Position
+from companion.position import MODES, Player, Position
 
 
 class SetupError(ValueError):
@@ -56,8 +56,9 @@ class GameConfig:
         if len(set(self.players)) != len(self.players):
             raise SetupError("players: a colour is listed twice")
         for c in self.players:
-            if c not in DEFAULT_COLORS:
-                raise SetupError(f"players: {c!r} is not a meeple colour ({', '.join(DEFAULT_COLORS)})")
+            if c not in edition.meeple_colors:   # the colours its cards price (6.b.2), as a position's players
+                raise SetupError(f"players: {c!r} is not a meeple colour of the edition "
+                                 f"({', '.join(edition.meeple_colors)})")
         n = len(self.players)
         if n not in edition.bag_by_players and not (self.mode == "cooperative" and n == 1):
             raise SetupError(f"players: the bag is set up for {sorted(edition.bag_by_players)} players, not {n}")

@@ -20,7 +20,7 @@ from companion import rules
 from companion.edition import DIFFICULTIES, load_edition
 from companion.moves import parse_move
 from companion.options import DEFAULTS as OPTION_DEFAULTS, DESCRIPTIONS as OPTION_DESCRIPTIONS
-from companion.position import DEFAULT_COLORS, MODES, PositionError
+from companion.position import MODES, PositionError
 from companion.setup import GameConfig, SetupError
 from companion.table.session import SessionError, panels
 from web import auth
@@ -135,7 +135,7 @@ def setup_options():
     """What the setup wizard offers: modes, difficulties (tree layouts), colours, options."""
     ed = load_edition(_session().edition.name)
     return jsonify({
-        "modes": list(MODES), "difficulties": list(DIFFICULTIES), "colors": list(DEFAULT_COLORS),
+        "modes": list(MODES), "difficulties": list(DIFFICULTIES), "colors": list(ed.meeple_colors),
         "players": sorted(ed.bag_by_players),
         "trees": {d: [{"id": tid, "at": [h.q, h.r], "label": ed.label(h)} for tid, h in ed.tree_layouts[d]]
                   for d in DIFFICULTIES},
@@ -450,6 +450,7 @@ def new_game():
                         difficulty=str(doc.get("difficulty", "easy")),
                         teams=teams if doc.get("mode") == "team" else None, options=options)
     s = _session()
+    config.edition = s.edition.name   # a new game at this table plays the same copy of the game
     try:
         config.check(s.edition)
         s.new_game(config, s.game.log)

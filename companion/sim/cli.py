@@ -17,6 +17,8 @@ import json
 import sys
 from pathlib import Path
 
+from companion.argtypes import at_least
+
 REFERENCE = "reference"
 """``--style`` for the reference copy (``render.render``), the art the default profile knows."""
 
@@ -37,7 +39,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="lamp, glare included (default daylight; a styled photo only: the reference copy has its own lamp)")
     p.add_argument("--table", default=None, choices=sorted(TABLES), help="table surface around the board (styled photo)")
     p.add_argument("--size", default="1920x1080", metavar="WxH", help="frame size in px (default 1920x1080)")
-    p.add_argument("--seed", type=int, default=0, help="draws the camera pose, the lamp and the noise (default 0)")
+    p.add_argument("--seed", type=at_least(0), default=0, help="draws the camera pose, the lamp and the noise (default 0)")
     p.add_argument("--truth", metavar="T.json", help="also write what was drawn (board, homography, camera, light)")
     p.add_argument("--object", action="append", default=[], choices=KINDS, metavar="KIND",
                    help=f"something over the board ({', '.join(KINDS)}; repeat for more), placed, turned and "
@@ -51,7 +53,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="lamp (default daylight); its glare spot is left out, as hardware/camera.md asks of a calibration")
     c.add_argument("--table", default="wood", choices=sorted(TABLES), help="table surface around the board (default wood)")
     c.add_argument("--size", default="1920x1080", metavar="WxH", help="frame size in px (default 1920x1080)")
-    c.add_argument("--seed", type=int, default=0, help="the table: camera pose and lamp, as sim-photo's --seed (default 0)")
+    c.add_argument("--seed", type=at_least(0), default=0, help="the table: camera pose and lamp, as sim-photo's --seed (default 0)")
     c.set_defaults(func=cmd_sim_calibration)
 
 
@@ -144,8 +146,6 @@ def cmd_sim_photo(args: argparse.Namespace) -> int:
         if out.suffix.lower() not in PHOTO_SUFFIXES:
             raise InputError(f"--out {out}: sim-photo writes a PNG or a JPEG, chosen by the name's ending "
                              f"({', '.join(PHOTO_SUFFIXES)}); name the file so")
-        if args.seed < 0:
-            raise InputError(f"--seed {args.seed}: give a whole number 0 or more")
         if args.style == REFERENCE and (args.light or args.table):
             raise InputError(f"--{'light' if args.light else 'table'} draws a styled photo only (--style "
                              "bands, meadow, inkline, woodcut or riso): the reference copy has its own lamp and table")
@@ -185,8 +185,6 @@ def cmd_sim_calibration(args: argparse.Namespace) -> int:
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise ValueError(f"--out {out}: this is a file; give a folder")
-        if args.seed < 0:
-            raise ValueError(f"--seed {args.seed}: give a whole number 0 or more")
         out.mkdir(parents=True, exist_ok=True)
     except (ValueError, OSError) as e:
         print(f"mycelium-companion sim-calibration: {e}", file=sys.stderr)

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from companion.argtypes import at_least
+
 PROFILE_IN_RECORDING = "profile.json"
 """The colour and piece profile a recording was read with, kept in its folder for its replay."""
 
@@ -245,7 +247,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json()))
     else:
         r = report.to_json()
-        print(f"Result: {r['result']['reason'] if r['result'] else 'none'}")
+        if not r["result"]:    # else the result and the scores were printed as the last move came in
+            print("Result: none, the game did not finish")
         print(f"Illegal placements injected {r['illegal_injected']}, caught {r['illegal_caught']}; "
               f"legal moves rejected {r['legal_rejected']}; log matches the bots' game: {r['log_matches_truth']}")
         _wait_for_ctrl_c(srv)
@@ -685,29 +688,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=port_number, default=8080, help="dashboard port (default 8080)")
 
 
-def _at_least_zero(kind):
-    """An argparse type: a number of ``kind`` that is 0 or more (a negative seed, pace or
-    interval is refused with exit 2 before anything starts)."""
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-        return value
-    return parse
-
-
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``demo`` and ``run`` to the top-level parser."""
     p = sub.add_parser("demo", help="a whole game on the simulated table (camera frames + pty reader)")
     _common(p)
     p.add_argument("--fast", action="store_true", help="no pauses; end with one JSON summary line")
-    p.add_argument("--seed", type=_at_least_zero(int), default=DEMO_SEED,
+    p.add_argument("--seed", type=at_least(0), default=DEMO_SEED,
                    help=f"the simulated game (default {DEMO_SEED}: it ends with a player reaching 10 VP)")
-    p.add_argument("--pace", type=_at_least_zero(float), default=0.4, help="seconds between moves (default 0.4)")
-    p.add_argument("--illegal-every", type=_at_least_zero(int), default=12,
+    p.add_argument("--pace", type=at_least(0, float), default=0.4, help="seconds between moves (default 0.4)")
+    p.add_argument("--illegal-every", type=at_least(0), default=12,
                    help="about one deliberate illegal placement per this many placements (0: none)")
     p.set_defaults(func=cmd_demo)
 

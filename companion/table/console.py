@@ -55,7 +55,7 @@ class ConsoleLog:
                     self.legend_shown = True
                 self._print(summary(pos, self.session.edition))
             if d.get("result"):
-                self._print(f"RESULT: {d['result']['reason']}")
+                self._print(result_line(d["result"]))
         elif k == "undo":
             self._print(f"[undo] {d['event']['notes'][0] if d.get('event') else ''}")
         elif k == "illegal":
@@ -95,6 +95,15 @@ class ConsoleLog:
 
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)
+
+
+def result_line(result: dict) -> str:
+    """``RESULT: blue reached 10 victory points; scores: blue 10 VP, orange 6 VP``: a finished
+    game's ``result`` (its ``reason`` and per-player ``scores``, docs/position.md) in one line,
+    the players in turn order."""
+    scores = result.get("scores") or {}
+    said = "; scores: " + ", ".join(f"{c} {vp} VP" for c, vp in scores.items()) if scores else ""
+    return f"RESULT: {result['reason']}{said}"
 
 
 def _names(who: list[str]) -> str:

@@ -25,7 +25,7 @@ board is found.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import argparse
 import json
@@ -127,7 +127,7 @@ def position_board(board: dict, unreadable: Iterable[str] = ()) -> dict:
     could not read): the piece the reader guessed there is dropped, as the text leaves it out
     (:func:`guessed_pieces` gives them)."""
     gone = _spaces(unreadable)
-    out = _pieces(board, lambda at: at is None or _space_of(at) not in gone)
+    out = _pieces(board, lambda at: at is None or _space(at) not in gone)
     if "spores" in out:
         out["spores"] = {p: dict(s, used=UNSEEN_SIDE_GIVEN) if s is not None and s.get("used") is None else s
                          for p, s in out["spores"].items()}
@@ -139,15 +139,11 @@ def guessed_pieces(board: dict, unreadable: Iterable[str]) -> dict:
     reader's guesses where it could not read (confidence 0), board-shaped (docs/position.md),
     for ``read-board --json``'s ``guessed``."""
     gone = _spaces(unreadable)
-    return _pieces(board, lambda at: at is not None and _space_of(at) in gone)
+    return _pieces(board, lambda at: at is not None and _space(at) in gone)
 
 
 def _spaces(keys: Iterable[str]) -> set[tuple[int, int]]:
     return {_space(k) for k in keys}
-
-
-def _space_of(at) -> tuple[int, int]:
-    return int(at[0]), int(at[1])
 
 
 def _pieces(board: dict, keep) -> dict:
@@ -208,16 +204,12 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
     its code as laid and its type as the edition prints it (``printed_codes``), then the spaces
     read with low confidence or not at all, each with its reason."""
     def name(at) -> str:
-        h = (int(at[0]), int(at[1]))
+        h = _space(at)
         return labels.get(h) or f"({h[0]}, {h[1]})"
-
-    def key_name(key: str) -> str:
-        q, r = key.split(",")
-        return name((q, r))
 
     b, reg = reading.board, reading.registration
     unreadable = {_space(key) for key in reading.unreadable}
-    readable = lambda at: (int(at[0]), int(at[1])) not in unreadable  # noqa: E731 - a guess there is no reading
+    readable = lambda at: _space(at) not in unreadable  # noqa: E731 - a guess there is no reading
     lines = [f"board registered with markers {', '.join(str(m) for m in sorted(reg.markers_px))} "
              f"(reprojection {reg.reprojection_px:.2f} px)"]
 
@@ -243,15 +235,15 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
         spores.append(f"{p} at {name(sp['at'])} ({side})")
     listing("spores", spores)
     listing("meeples", [f"{p} on {name(at)}" for p, at in b.get("meeples", {}).items() if readable(at)])
-    lines += unreadable_lines({key_name(k): why for k, why in reading.unreadable.items()})
+    lines += unreadable_lines({name(k): why for k, why in reading.unreadable.items()})
     low = [(reading.confidence[k], k) for k in unsure_spaces(reading)]
     for v, key in low[:MOST_LISTED]:
-        lines.append(f"unsure: {key_name(key)} {v:.2f}: {why_unsure(reading.spaces.get(_space(key)))}")
+        lines.append(f"unsure: {name(key)} {v:.2f}: {why_unsure(reading.spaces.get(_space(key)))}")
     if len(low) > MOST_LISTED:
         lines.append(f"unsure: {len(low) - MOST_LISTED} more space(s) under {LOW_CONFIDENCE}")
     if not low and not reading.unreadable and reading.confidence:
         v, key = min((v, k) for k, v in reading.confidence.items())
-        lines.append(f"every space read with confidence {LOW_CONFIDENCE} or more (least sure: {key_name(key)} {v:.2f})")
+        lines.append(f"every space read with confidence {LOW_CONFIDENCE} or more (least sure: {name(key)} {v:.2f})")
     return lines
 
 
@@ -261,10 +253,11 @@ def unsure_spaces(reading) -> list[str]:
     return unsure_keys(reading.confidence, reading.unreadable)
 
 
-def _space(key: str) -> tuple[int, int]:
-    """``"q,r"`` -> ``(q, r)``."""
-    q, r = (int(x) for x in key.split(","))
-    return q, r
+def _space(at: str | Sequence) -> tuple[int, int]:
+    """A space as ``(q, r)``, from a ``"q,r"`` key (the reading's dictionaries) or a
+    ``[q, r]`` list (the board's pieces)."""
+    q, r = at.split(",") if isinstance(at, str) else at
+    return int(q), int(r)
 
 
 def unreadable_lines(why_by_space: dict[str, str]) -> list[str]:

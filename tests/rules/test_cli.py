@@ -9,6 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "positions"
+OTHER_SUBSTRATES = {(-1, -2): "wood", (-2, 2): "soil", (2, -3): "soil"}
+"""With a wood token on the move's space, the rest of rulebook 5.a's 2 wood and 2 soil, out of the way."""
 
 
 def run(*args, stdin=None):
@@ -238,7 +240,7 @@ def test_run_refuses_inconsistent_arguments_before_touching_anything(tmp_path):
 def test_apply_move_plays_and_says_what_happened_in_words(tmp_path):
     # Rulebook 5.a: degrading a wood substrate gives 2 pink cubes; the notes say so.
     from builders import make_position
-    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)})
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood", **OTHER_SUBSTRATES}, meeples={"blue": (3, 0), "orange": (-4, 0)})
     p, m, out = tmp_path / "p.json", tmp_path / "m.json", tmp_path / "p2.json"
     p.write_text(json.dumps(pos.to_json()))
     m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0}))
@@ -255,7 +257,7 @@ def test_apply_move_plays_and_says_what_happened_in_words(tmp_path):
 
 def test_hint_prints_the_suggestion_and_the_card_plans(tmp_path):
     from builders import make_position
-    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)},
+    pos = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood", **OTHER_SUBSTRATES}, meeples={"blue": (3, 0), "orange": (-4, 0)},
                         market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
     p = tmp_path / "p.json"
     p.write_text(json.dumps(pos.to_json()))
@@ -340,3 +342,36 @@ def test_the_hint_puts_a_displaced_spore_back_first(tmp_path):
     m = tmp_path / "relocate.json"
     m.write_text(json.dumps(out["move"]))
     assert json.loads(run("check-move", "--position", str(p), "--move", str(m)).stdout)["legal"] is True
+
+
+def test_a_position_file_without_two_substrates_of_each_colour_is_refused(tmp_path):
+    # 5.a "There must always be 2 Substrates of each color on the board": a file with 1 wood and
+    # no soil is refused naming the count; a soil token waiting for its replacement counts
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    laid = doc["board"]["substrates"]
+    doc["board"]["substrates"] = [s for s in laid if s["kind"] == "wood"][:1]
+    p.write_text(json.dumps(doc))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2 and "board.substrates" in r.stderr, (r.stdout, r.stderr)
+    assert "1 wood substrate on the board, 2 expected" in r.stderr and "5.a" in r.stderr, r.stderr
+    doc["board"]["substrates"] = [s for s in laid if s["at"] != [2, -3]]
+    doc["pending"] = {"substrates": ["soil"]}
+    p.write_text(json.dumps(doc))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 0 and json.loads(r.stdout)["legal"] is True, (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["selfplay", "--games", "1", "--seed", "-3"], "argument --seed: must be 0 or more, got -3"),
+    (["selfplay", "--games", "0"], "argument --games: must be 1 or more, got 0"),
+    (["sim-photo", "--position", "P", "--out", "p.png", "--seed", "-5"], "argument --seed: must be 0 or more, got -5"),
+    (["sim-calibration", "--style", "bands", "--out", "cal", "--seed", "-1"], "argument --seed: must be 0 or more, got -1"),
+    (["demo", "--fast", "--seed", "x"], "argument --seed: 'x' is not a whole number"),
+])
+def test_a_negative_seed_or_count_is_refused_by_every_command(argv, said, capsys):
+    # selfplay played games from a negative seed; the sim commands checked theirs after parsing
+    from companion.cli import main
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and said in capsys.readouterr().err

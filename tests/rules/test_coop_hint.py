@@ -148,7 +148,10 @@ def test_the_spore_redraw_says_where_which_path_and_why_that_tile_goes(tmp_path,
     assert h.move["mode"] == "redraw" and "none in hand fits the plan" in h.reason, h.reason
     # the command says the player's name once
     path = tmp_path / "p.json"
-    path.write_text(json.dumps(_at_planned_space(["ROCK", "Y03", "Y12"]).to_json()))
+    doc = _at_planned_space(["ROCK", "Y03", "Y12"]).to_json()
+    doc["board"]["substrates"] = [{"at": at, "kind": kind} for at, kind in   # a file holds 5.a's 2 + 2, far off
+                                  (([-2, -2], "wood"), ([0, -3], "wood"), ([1, 3], "soil"), ([-1, 3], "soil"))]
+    path.write_text(json.dumps(doc))
     assert main(["hint", "--position", str(path)]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("blue flips the spore") and first.count("blue") == 1, first

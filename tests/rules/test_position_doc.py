@@ -13,7 +13,7 @@ import pytest
 
 from companion.edition import load_edition
 from companion.moves import parse_move
-from companion.position import Position, check_against_edition
+from companion.position import Position, check_against_edition, check_substrate_count
 from companion.tiles import ROCK, canonical
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "position.md"
@@ -43,6 +43,7 @@ def test_the_example_position_is_one_of_the_default_edition():
     edition = load_edition(doc["edition"])
     pos = Position.from_json(doc)
     check_against_edition(pos, edition)           # raises, naming the field, when it cannot happen
+    check_substrate_count(pos, edition)           # 5.a: 2 substrates of each colour
     codes = [t["paths"] for t in doc["board"]["tiles"]] + [c for hand in doc["hands"].values() for c in hand]
     unknown = [c for c in codes if canonical(c) not in tile_types(edition)]
     assert unknown == [], f"tiles the {edition.name} edition does not have: {unknown}"

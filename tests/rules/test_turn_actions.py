@@ -130,6 +130,23 @@ def test_rock_on_substrate_and_on_a_spore():
     assert back.spores["orange"].at == (-4, 0) and back.meeples["orange"] == (-4, 0)
 
 
+def test_a_turn_does_not_end_with_the_own_spore_off_the_board():
+    # 4.a.2 "The affected player must relocate the spore": orange, whose spore blue's rock
+    # pushed off, cannot end the turn before putting it back, and is told where it may go
+    pos = make_position(tiles={(3, 0): "P03"}, spores={"blue": (0, 4), "orange": (4, -1)},
+                        meeples={"blue": (3, 0), "orange": (4, -1)}, bag=5)
+    out = apply(pos, {"player": "blue", "action": "rock", "at": [4, -1]}).position
+    out = apply(out, {"player": "blue", "action": "draw", "tile": "Y03"}).position
+    out = apply(out, {"player": "blue", "action": "end_turn"}).position   # blue's own spore stands
+    out = apply(out, {"player": "orange", "action": "discard", "tile": "Y03"}).position
+    out = apply(out, {"player": "orange", "action": "draw", "tile": "Y03"}).position
+    v = check(out, {"player": "orange", "action": "end_turn"})
+    assert v.reason == "relocate_first"
+    assert "put it back" in v.message and "A1" in v.message, v.message   # A1 = (0, -4), a free starting space
+    back = apply(out, {"player": "orange", "action": "relocate", "to": [0, -4]}).position
+    assert reason(back, {"player": "orange", "action": "end_turn"}) is None
+
+
 def test_rock_on_own_spore_is_a_table_rule():
     pos = make_position(tiles={(3, 0): "P03"}, meeples={"blue": (3, 0), "orange": (-4, 0)},
                         options={"rock_on_own_spore": False})

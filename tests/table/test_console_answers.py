@@ -101,3 +101,37 @@ def test_an_illegal_move_in_the_demo_is_taken_back_by_the_simulated_player():
     assert not verdict.legal
     line = out.getvalue().splitlines()[-1]
     assert line.startswith("[ILLEGAL ") and line.endswith("(the simulated player takes it back)")
+
+
+def test_a_paced_demo_prints_the_result_once_with_the_scores(monkeypatch, capsys):
+    # the terminal printed "RESULT: <reason>" as the last move came in, then "Result: <reason>"
+    # again at the end, and the scores never
+    import types
+
+    import companion.sim.table as simtable
+    from builders import make_position
+    from companion.cli import main
+    from companion.sim.table import SimReport
+
+    class LastDrawTable:
+        """The simulated table, reduced to its last move: blue draws the bag's last tile (8)."""
+
+        def __init__(self, config, seed, **kwargs):
+            pos = make_position(bag=1, taken=["place"], hands={"blue": ["P03", "Y03"], "orange": ["P03", "Y03", "ROCK"]},
+                                cards={"blue": ["a01"]})
+            self.session = TableSession(Game(pos))
+            self.live = types.SimpleNamespace(recorder=None)
+
+        def run(self):
+            LastDrawTable.played = self
+            self.session.submit({"player": "blue", "action": "draw", "tile": "Y03"}, source="reader")
+            return SimReport(result=self.session.position.result, events=1, log_matches_truth=True)
+
+    monkeypatch.setattr(simtable, "SimulatedTable", LastDrawTable)
+    assert main(["demo", "--no-web", "--db", ":memory:"]) == 0
+    out = capsys.readouterr().out
+    said = [line for line in out.splitlines() if "the last tile was drawn" in line]
+    assert len(said) == 1, out
+    scores = LastDrawTable.played.session.position.result["scores"]
+    assert scores["blue"] > 0 and said[0].startswith("RESULT: ")
+    assert said[0].endswith(f"; scores: blue {scores['blue']} VP, orange 0 VP"), said[0]

@@ -68,7 +68,6 @@ def test_a_styled_photo_under_another_light(tmp_path, capsys):
     (["--size", "big"], "--size big: give width x height in px"),
     (["--out", "/no/such/folder/p.png"], "the folder /no/such/folder does not exist"),
     (["--out", "{tmp}/p.txt"], "sim-photo writes a PNG or a JPEG"),
-    (["--seed", "-5"], "--seed -5: give a whole number 0 or more"),
     (["--light", "glare 90"], "--light draws a styled photo only"),
     (["--table", "cloth"], "--table draws a styled photo only"),
 ])

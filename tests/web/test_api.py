@@ -344,3 +344,21 @@ def test_restart_locks_every_tablet(session):
     b2 = Browser(create_app(session, pin=PIN))
     b2.client.set_cookie("mycelium_table", b.client.get_cookie("mycelium_table").value)
     assert b2.post("/api/undo", {}, headers={"X-CSRF-Token": b.csrf}).status_code == 403
+
+
+def test_setup_offers_and_checks_the_editions_meeple_colours(unlocked, session, monkeypatch):
+    # the wizard offered, and new games accepted, the default edition's four colours whatever
+    # the edition: a copy whose cards price three meeples (6.b.2) has only those three players
+    from dataclasses import replace
+
+    from companion.setup import GameConfig, SetupError
+    three = replace(session.edition, meeple_colors=("blue", "orange", "red"))
+    monkeypatch.setattr(session.game, "edition", three)
+    monkeypatch.setattr("web.api.load_edition", lambda name: three)
+    assert unlocked.get("/api/setup").get_json()["colors"] == ["blue", "orange", "red"]
+    r = unlocked.post("/api/new-game", {"players": ["blue", "black"], "mode": "competitive"})
+    assert r.status_code == 400
+    assert r.get_json()["message"] == "players: 'black' is not a meeple colour of the edition (blue, orange, red)"
+    GameConfig(players=["green", "blue"]).check(replace(three, meeple_colors=("blue", "green")))   # no SetupError
+    with pytest.raises(SetupError):
+        GameConfig(players=["red", "blue"]).check(replace(three, meeple_colors=("blue", "green")))

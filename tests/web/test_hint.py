@@ -122,3 +122,16 @@ def test_a_full_hand_after_placing_is_told_to_end_the_turn_with_the_move(tmp_pat
     assert cli_main(["hint", "--position", str(p), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["move"] is None and "draw 1 tile(s) from the bag, then end the turn" in out["reason"]
+
+
+def test_a_cooperative_hint_during_spore_placement_lists_the_team_goals():
+    # the team's missions (7) and VP target (8) hold from the set-up on: the hint for the
+    # spore placement gave "goals": [] while every later hint lists them
+    from companion.hints import team_goals
+    s = demo_session("cooperative", 2, seed=5, options={"hints": True})
+    assert s.position.in_setup
+    doc = Browser(create_app(s, pin=PIN)).get("/api/hint").get_json()
+    assert doc["ok"] and doc["move"]["action"] == "spore"
+    assert doc["goals"] == team_goals(s.position, s.edition)
+    assert any(g.startswith("Forest Communication (7)") for g in doc["goals"]), doc["goals"]
+    assert doc["goals"][-1].startswith("victory points (8): the team has 0 of")
