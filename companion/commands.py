@@ -202,7 +202,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             reasons[end_reason(g)] += 1
     turns = [g.turns for g in games]
     summary = {
-        "mode": args.mode, **({"difficulty": args.difficulty} if args.mode == "cooperative" else {}),
+        "mode": args.mode, "difficulty": args.difficulty,  # every mode: it places the trees (2.a)
         "games": len(games), "seed": args.seed, "bot": args.bot,
         "results": results(games), "end_reasons": dict(reasons.most_common()),
         "turns": {"min": min(turns), "median": figure(statistics.median(turns)), "max": max(turns)},

@@ -99,7 +99,8 @@ class GameSummary:
     seconds: float = 0.0
     players: int = 0
     difficulty: str | None = None
-    """The cooperative difficulty (``None`` in the other modes)."""
+    """The Forest Communication difficulty: where the trees stand in every mode (rulebook 2.a),
+    and in cooperative games also the missions and the VP target (7.c)."""
     tie: str | None = None
     """How a level finish was settled (rulebook 8, 9): ``shared`` (the winners share the
     victory), ``cards`` or ``nutrients`` (the tie-break that decided it); ``None`` when one
@@ -112,13 +113,14 @@ class GameSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The game as a JSON object, with the fields of its mode only: ``winner_vp`` and
-        ``tie`` in competitive and team games, ``won``, ``team_vp``, ``missions`` and
-        ``difficulty`` in cooperative ones (where a lost game has no winner)."""
+        ``tie`` in competitive and team games, ``won``, ``team_vp`` and ``missions`` in
+        cooperative ones (where a lost game has no winner); ``difficulty`` in every mode."""
         doc = {"seed": self.seed, "mode": self.mode, "players": self.players, "result": self.result,
                "turns": self.turns, "events": self.events, "violations": self.violations,
-               "ended_early": self.ended_early, "cards_bought": self.cards_bought, "seconds": round(self.seconds, 2)}
+               "ended_early": self.ended_early, "cards_bought": self.cards_bought, "seconds": round(self.seconds, 2),
+               "difficulty": self.difficulty}
         if self.mode == "cooperative":
-            doc.update(difficulty=self.difficulty, won=self.won, team_vp=self.winner_vp, missions=self.missions)
+            doc.update(won=self.won, team_vp=self.winner_vp, missions=self.missions)
         else:
             doc.update(winner_vp=self.winner_vp, tie=self.tie)
         return doc
@@ -339,7 +341,7 @@ def play_games(mode: str, games: int, seed: int, players: int | None = None,
                                ended_early=early, winner_vp=best,
                                cards_bought=sum(len(v) for v in pos.cards.values()),
                                missions=list(pos.missions), seconds=time.perf_counter() - t0, players=n,
-                               difficulty=difficulty if mode == "cooperative" else None, tie=tie_settled(pos, ed)))
+                               difficulty=difficulty, tie=tie_settled(pos, ed)))
     return out
 
 

@@ -37,14 +37,15 @@ def numbers(doc):
 def test_each_mode_reports_only_its_own_fields_rounded(capsys):
     comp = selfplay(capsys, "--mode", "competitive")
     assert "winner_vp" in comp and "ties" in comp and set(comp["results"]) >= {"won", "shared"}
-    for field in ("difficulty", "missions", "cooperative_won", "team_vp"):
+    for field in ("missions", "cooperative_won", "team_vp"):
         assert field not in comp, field
+    assert comp["difficulty"] == "easy"  # it places the trees in every mode (2.a)
     coop = selfplay(capsys, "--mode", "cooperative", "--difficulty", "medium")
     assert coop["difficulty"] == "medium" and set(coop["missions"]) == {"funga", "forest_symbiosis", "forest_communication"}
     assert "winner_vp" not in coop and "ties" not in coop and "team_vp" in coop
     assert coop["results"]["won"] + coop["results"]["lost"] == 3
     team = selfplay(capsys, "--mode", "team")
-    assert "broken_by_cards" not in team["ties"] and "difficulty" not in team
+    assert "broken_by_cards" not in team["ties"] and team["difficulty"] == "easy"
     assert all(k.startswith("team ") for k in team["results"]["won"])
     for doc in (comp, coop, team):
         assert sum(doc["end_reasons"].values()) == 3
