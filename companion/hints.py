@@ -113,10 +113,14 @@ def _assign(demands: list[tuple[str, list[Hex]]], spots: list[Hex]) -> list[Hex 
     return out
 
 
-def _from(who: str, player: str, d: int | None) -> str:
-    if d is None:
-        return ""
-    return f"({d} space(s) from where {'you' if who == player else who} can grow) "
+def _tiles_first(who: str, player: str, n: int) -> str:
+    """How far a substrate or tree is, said the same way for both: the tiles ``who`` must grow
+    before the tile that degrades the substrate (laid on it, 5.a) or forms the mycorrhiza
+    (laid beside the tree, 5.b) can be laid; 0: that tile can be laid now."""
+    whom = "you" if who == player else who
+    if n == 0:
+        return f"{whom} can lay that tile now"
+    return f"{n} tile(s) for {whom} to grow first"
 
 
 def _substrate_steps(b: Board, player: str, short: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:
@@ -143,7 +147,7 @@ def _substrate_steps(b: Board, player: str, short: dict[str, dict[str, int]]) ->
             placed = [(s, reach) for s, reach in mine if s is not None]
             waiting = len(mine) - len(placed)
             parts = [f"degrade the {kind} substrate at {ed.label(s)} "
-                     f"{_from(payer, player, _cost(reach, s) if reach else None)}with a {color} tile"
+                     f"{f'({_tiles_first(payer, player, _cost(reach, s))}) ' if reach else ''}with a {color} tile"
                      for s, reach in placed]
             if waiting and placed:   # one degradation is not enough: its replacement token is next
                 parts.append(f"then the {kind} substrate drawn to replace it")
@@ -184,7 +188,8 @@ def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]],
         parts = []
         for at, reach in per_tree.items():
             k = sum(1 for s, _ in mine if s == at)
-            away = f"{_cost(reach, at)} space(s) away, " if reach else ""
+            # the tile that forms it lies beside the tree: one space nearer than the tree itself
+            away = f"{_tiles_first(payer, player, max(0, _cost(reach, at) - 1))}, " if reach else ""
             parts.append(f"{'form a mycorrhiza' if k == 1 else f'form {k} mycorrhizae'} with {tree_name(pos, ed, at)} "
                          f"(a green path facing it, {away}5.b{'' if color == 'white' else ': a cube of your choice'})")
         if color != "white" and not per_tree:

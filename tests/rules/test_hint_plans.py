@@ -34,7 +34,8 @@ def steps_of(pos, player="blue"):
 def where(steps, who):
     """The substrate labels and distances a payer's pink step names."""
     (step,) = [s for s in steps if s.startswith(f"{who}: ") and "pink" in s]
-    return re.findall(r"wood substrate at (\w+) \((\d+) space\(s\) from where (\w+) can grow\)", step)
+    found = re.findall(r"wood substrate at (\w+) \((?:(\d+) tile\(s\) for (\w+) to grow first|(\w+) can lay that tile now)\)", step)
+    return [(at, n or "0", who or now) for at, n, who, now in found]
 
 
 def test_each_payer_is_sent_to_the_substrate_near_their_own_network():
@@ -81,3 +82,17 @@ def test_a_colour_no_substrate_gives_now_is_planned_from_a_free_tree_circle():
     (mine,) = [s for s in steps if s.startswith("you: ") and "pink" in s]
     assert "form a mycorrhiza with tree" in mine and "a cube of your choice" in mine
     assert "wait for" not in mine
+
+
+def test_a_substrate_and_a_tree_the_next_tile_reaches_are_both_said_to_be_reachable_now():
+    # the tile that degrades a substrate lies on it (5.a), the one that forms a mycorrhiza beside
+    # the tree (5.b): one count, the tiles to grow first, for both, not "0 spaces" for one and
+    # "1 space away" for the other
+    steps = steps_of(team_position({(4, -1): "wood"}))   # the wood token beside blue's spore
+    (mine,) = [s for s in steps if s.startswith("you: ")]
+    assert "degrade the wood substrate" in mine and "(you can lay that tile now)" in mine, mine
+    steps = steps_of(team_position({}))                 # tree A two spaces from black's spore
+    (theirs,) = [s for s in steps if s.startswith("black: ")]
+    assert f"tree A ({ED.label(TREES[0])})" in theirs and "black can lay that tile now" in theirs, theirs
+    (mine,) = [s for s in steps if s.startswith("you: ")]   # tree D three spaces from blue's
+    assert "1 tile(s) for you to grow first" in mine, mine
