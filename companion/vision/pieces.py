@@ -405,17 +405,29 @@ than another player's (:func:`chip_rim_distance`) for that other player's meeple
 out there (:func:`meeple_evidence`)."""
 
 
+CHIP_STATS = np.array([1, 3, 4])
+"""The ring statistics that give a chip's own colour: median L, median a, median b.  A printed
+symbol covers less than half of the chip's outer ring, so it moves the 10th and 90th
+percentiles of lightness there (a dark X 25 % larger than the one calibrated reaches the rim
+with its arms) and not the medians."""
+
+
 def chip_rim_distance(feat: np.ndarray, model: PieceModel) -> np.ndarray:
-    """float (S, 4) RMS z-distance (:func:`z_distance`) of each space's outer ring (features
-    (S, 3, 5), :func:`symbol_features`) from the nearest learned look of each player's spore
-    there: either side, or its meeple standing on it where calibration photographed that.  The
-    outer ring lies on the chip beyond a standing meeple's foot, so it shows whose chip it is
-    whatever stands on it."""
-    out = slice(2, 3)
-    f = feat[:, None]
-    d = np.minimum(z_distance(f, model.spore[:, 0], out), z_distance(f, model.spore[:, 1], out))
+    """float (S, 4) RMS z-distance of each space's chip colour on its outer ring (features
+    (S, 3, 5), :func:`symbol_features`; only :data:`CHIP_STATS` count) from the nearest learned
+    look of each player's spore there: either side, or its meeple standing on it where
+    calibration photographed that.  The outer ring lies on the chip beyond a standing meeple's
+    foot, so its colour shows whose chip it is whatever stands on it or is printed on it."""
+    f = feat[:, None, 2:3, CHIP_STATS]
+
+    def dist(ref: np.ndarray) -> np.ndarray:
+        z = (f - ref[:, 2:3, CHIP_STATS]) / STAT_STD[CHIP_STATS]
+        d = np.sqrt(np.mean(z * z, axis=(-2, -1)))
+        return np.where(np.isnan(d), np.inf, d)
+
+    d = np.minimum(dist(model.spore[:, 0]), dist(model.spore[:, 1]))
     if model.meeple_on_spore is not None:
-        d = np.minimum(d, z_distance(f, model.meeple_on_spore, out))
+        d = np.minimum(d, dist(model.meeple_on_spore))
     return d
 
 

@@ -5,7 +5,9 @@ photographed at calibration fills the chip's core like a black meeple seen from 
 reader put black's meeple there and, black's spore being read nowhere, called the chip black's
 spore (3 boards of 60, meadow, warm lamp).  A meeple never stands on another player's spore
 (rulebook 4, docs/rules.md), and the chip's outer ring, beyond any meeple's foot, is plainly
-blue: that rules black's meeple out there (:func:`companion.vision.pieces.meeple_evidence`)."""
+blue: that rules black's meeple out there (:func:`companion.vision.pieces.meeple_evidence`).
+An X larger still reaches that ring with its arms; the chip's colour there (its medians) stays
+blue all the same."""
 
 from __future__ import annotations
 
@@ -56,6 +58,24 @@ def test_a_dark_x_on_a_blue_chip_is_no_black_meeple():
     assert _evidence(lab, PLAYERS.index("blue"))[PLAYERS.index("black")] < MEEPLE_MIN_EVIDENCE
 
 
+def _arms_on_rim(lab: np.ndarray, share: float) -> np.ndarray:
+    """The same space with the dark X's arms over ``share`` of the outer ring's points."""
+    out = np.arange(L.SYM_OUT.start, L.SYM_OUT.stop)
+    lab = lab.copy()
+    lab[0, out[: int(round(share * len(out)))]] = (10.0, 5.7, 3.0)
+    return lab
+
+
+def test_a_dark_x_reaching_the_rim_of_a_blue_chip_is_no_black_meeple():
+    # meadow in daylight (bench seed 7, board 6): an orange chip's used side, its dark X 25 %
+    # larger than calibrated, darkened a third of the outer ring: the rim's percentiles no
+    # longer matched the orange spore, black's meeple was read there and the chip called black's
+    lab = _arms_on_rim(_chip((10.0, 5.7, 3.0), BLUE_CHIP), 0.4)
+    d = chip_rim_distance(symbol_features(lab), _model())[0]
+    assert d[PLAYERS.index("blue")] < 1.0 < 4.0 < d[PLAYERS.index("black")]
+    assert _evidence(lab, PLAYERS.index("blue"))[PLAYERS.index("black")] < MEEPLE_MIN_EVIDENCE
+
+
 def test_a_black_meeple_on_a_chip_whose_rim_may_be_black_keeps_its_evidence():
     # the rim read as blue but looking like black's chip: the meeple may be black's on its own spore
     lab = _chip((10.0, 5.7, 3.0), BLACK_CHIP)
@@ -65,3 +85,18 @@ def test_a_black_meeple_on_a_chip_whose_rim_may_be_black_keeps_its_evidence():
 def test_the_rim_tells_whose_chip_it_is():
     d = chip_rim_distance(symbol_features(_chip((10.0, 5.7, 3.0), BLUE_CHIP)), _model())[0]
     assert d[PLAYERS.index("blue")] < 1.0 < 4.0 < d[PLAYERS.index("black")]
+
+
+def test_no_black_meeple_on_an_orange_chip_whose_dark_x_reaches_its_rim(tmp_path, geo, codes, capsys):
+    # meadow in daylight, board 6 of the bench's seed 7: orange's used spore stands alone, its
+    # dark X larger than calibrated; black is not in the game.  The reader put black's meeple on
+    # it and, black's spore being read nowhere, called the chip black's spore.
+    from test_vision_covered_side import styled_table
+
+    reader, frame, board, _, _ = styled_table("meadow", "daylight", 7, 6, tmp_path, geo, codes, capsys)
+    at = board["spores"]["orange"]["at"]
+    assert board["spores"]["orange"]["used"] is True and at not in board["meeples"].values()
+    reading = reader.read(frame.image)
+    assert reading.board["spores"]["orange"] == {"at": at, "used": True}
+    assert reading.board["meeples"] == board["meeples"]
+    assert "black" not in reading.board["spores"]

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from companion.vision import layout as L
-from companion.vision.pieces import (CLEAR_MARGIN, EVIDENCE_CLIP, FOREIGN_RIM_MARGIN, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
-                                     RIM_SHOWS, RING_OUTLIER, SIDE_SCALE, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
+from companion.vision.pieces import (CHIP_STATS, CLEAR_MARGIN, EVIDENCE_CLIP, FOREIGN_RIM_MARGIN, MEEPLE_MIN_EVIDENCE, PLAYERS, RING_POINTS, SIDE_DISTANCE,
+                                     RIM_SHOWS, RING_OUTLIER, SIDE_SCALE, STAT_STD, STATS, SYMBOL_SHOWS, SYMBOL_WEIGHT, TOKEN_KINDS, WEAK_EVIDENCE, PieceModel,
                                      assign_meeples, meeple_evidence, nearest_token, rim_contrast, symbol_features, z_distance)
 from companion.vision.profile import CLASSES
 
@@ -88,7 +88,10 @@ def plain_meeple_evidence(lab, ll, model, spore_of, player_class, flat_classes):
             # the chip's outer ring, beyond a meeple's foot: how near each player's spore looks
             looks = [[model.spore[q, 0], model.spore[q, 1]] + ([model.meeple_on_spore[q]] if model.meeple_on_spore is not None else [])
                      for q in range(len(PLAYERS))]
-            rim = [min(z_distance(feat[i:i + 1], look, slice(2, 3))[0] for look in looks[q]) for q in range(len(PLAYERS))]
+            # the chip's colour there: the medians of L, a and b (a symbol moves the percentiles)
+            chip = feat[i, 2, CHIP_STATS]
+            rim = [min(float(np.nan_to_num(np.sqrt(np.mean(((chip - look[2, CHIP_STATS]) / STAT_STD[CHIP_STATS]) ** 2)), nan=np.inf))
+                       for look in looks[q]) for q in range(len(PLAYERS))]
             for q in range(len(PLAYERS)):
                 d_meeple = z_distance(feat[i:i + 1], model.meeple_rings[q], core)[0]
                 if q == p and model.meeple_on_spore is not None:
