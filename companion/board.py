@@ -70,7 +70,7 @@ class Board:
         """The position's mycelium graph, built once and kept in ``pos.cache``."""
         g = self.pos.cache.get("graph")
         if g is None:
-            g = self.pos.cache["graph"] = MyceliumGraph(self.pos)
+            g = self.pos.cache["graph"] = MyceliumGraph.of(self.pos)
         return g
 
     def invalidate(self) -> None:

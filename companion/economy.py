@@ -289,7 +289,7 @@ def missions(pos: Position, edition: Edition, graph: MyceliumGraph | None = None
     if pos.mode != "cooperative" or not pos.difficulty:
         return []
     d = pos.difficulty
-    graph = graph or MyceliumGraph(pos)
+    graph = graph or MyceliumGraph.of(pos)
     cards = sum(len(v) for v in pos.cards.values())
     target = edition.funga[d]
     out = [MissionProgress("funga", cards, target, cards >= target or "funga" in pos.missions,

@@ -12,6 +12,8 @@ search over networkx's adjacency.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -53,8 +55,10 @@ class MyceliumGraph:
     """
 
     def __init__(self, position: Position):
-        self.position = position
-        tiles = position.tiles
+        # a snapshot, not the position: positions change in place, and a graph is shared by
+        # every position with the same tiles and spores (:meth:`of`)
+        self._tiles = tiles = dict(position.tiles)
+        self._spore_at = {s.at: c for c, s in position.spores.items() if s is not None and s.at is not None}
         parsed = {h: tilecodes.parse(code) for h, code in tiles.items()}
         nodes: dict[str, list[Node]] = {c: [] for c in tilecodes.COLORS.values()}
         edges: dict[str, list[tuple[Node, Node]]] = {c: [] for c in tilecodes.COLORS.values()}
@@ -107,12 +111,37 @@ class MyceliumGraph:
                 g.add_edge(node, n, color=c)
         return g
 
+    _shared: "OrderedDict[tuple, MyceliumGraph]" = OrderedDict()
+    _shared_lock = threading.Lock()
+    SHARED = 64
+    """How many graphs :meth:`of` keeps (the most recently used)."""
+
+    @classmethod
+    def of(cls, position: Position) -> "MyceliumGraph":
+        """The graph of ``position``, shared with every position of the same tiles and spores:
+        a graph depends on nothing else, and most moves (draws, meeple moves, purchases'
+        cubes, ends of turn) leave both as they were, so a game builds one per tile laid or
+        taken instead of one per move."""
+        key = (frozenset(position.tiles.items()),
+               frozenset((c, s.at) for c, s in position.spores.items() if s is not None))
+        with cls._shared_lock:
+            g = cls._shared.get(key)
+            if g is not None:
+                cls._shared.move_to_end(key)
+                return g
+        g = cls(position)
+        with cls._shared_lock:
+            cls._shared[key] = g
+            while len(cls._shared) > cls.SHARED:
+                cls._shared.popitem(last=False)
+        return g
+
     # --- queries ------------------------------------------------------------------------
     def nodes_at(self, at: Hex, color: str | None = None) -> list[Node]:
         """Path nodes on space ``at`` (of ``color`` if given); a spore's node if one is there."""
-        code = self.position.tiles.get(at)
+        code = self._tiles.get(at)
         if code is None:
-            owner = self.position.spore_owner(at)
+            owner = self._spore_at.get(at)
             return [self.spore_nodes[owner]] if owner in self.spore_nodes else []
         return [(at, i) for i, p in enumerate(tilecodes.parse(code).paths) if color is None or p.color == color]
 
@@ -150,7 +179,7 @@ class MyceliumGraph:
             # A path on an edge facing an allowed spore reaches that spore.
             if spore_at:
                 h = node[0]
-                for e in tilecodes.parse(self.position.tiles[h]).paths[node[1]].edges:
+                for e in tilecodes.parse(self._tiles[h]).paths[node[1]].edges:
                     sn = spore_at.get(h.neighbor(e))
                     if sn is not None and sn not in seen:
                         seen.add(sn)

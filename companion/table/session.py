@@ -397,7 +397,7 @@ class TableSession:
     def _compute_state(self, game: Game, seq: int, snap: dict[str, Any]) -> dict[str, Any]:
         pos: Position = snap["pos"]
         ed = game.edition
-        graph = MyceliumGraph(pos)
+        graph = MyceliumGraph.of(pos)
         players, market = panels(pos, ed)
         last_at = None
         for ev in reversed(snap["events"]):
