@@ -348,6 +348,11 @@ def _parse_position(doc: Any, meeple_colors: tuple[str, ...]) -> Position:
         raise PositionError("players", "a colour is listed twice")
     if not 1 <= len(players) <= 4:
         raise PositionError("players", f"Mycelium is played by 1 to 4 players, got {len(players)}")
+    if len(players) == 1 and mode != "cooperative":
+        raise PositionError("players", f"a {mode} game needs 2 to 4 players (rulebook 2.f); "
+                                       "only a cooperative game may be played alone")
+    if mode == "team" and sorted(Counter(p.team for p in players).values()) != [2, 2]:
+        raise PositionError("players", "team mode needs 4 players in two teams of two (rulebook 9)")
     active = need(doc, "active", str, "")
     if active not in colors:
         raise PositionError("active", f"{active!r} is not one of the players {colors}")
