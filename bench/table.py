@@ -3,7 +3,9 @@
 Prints: the latency from the last still frame to the committed event (the stillness window
 plus reading, inference and the rules; median and p95; target p95 under 500 ms), the frame
 rate the loop sustains (gating every frame, reading the still ones), and the process's peak
-RSS (target under 300 MB).  Run: ``.venv/bin/python bench/table.py``.
+RSS (target under 300 MB), then move inference alone: still periods of play, and the set-up's
+biggest still periods (every substrate token and every spore laid at once).
+Run: ``.venv/bin/python bench/table.py``; ``--quick`` times move inference only.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from companion.table.sources import Frame  # noqa: E402
 
 
 def main() -> None:
+    if "--quick" in sys.argv[1:]:
+        inference_windows()
+        setup_inference()
+        print(f"load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores shared)")
+        return
     cv2.setNumThreads(1)
     size = (1920, 1080)
     sim = SimulatedTable(GameConfig(), seed=21, fast=True, size=size)
@@ -56,6 +63,7 @@ def main() -> None:
     fps = n / (time.perf_counter() - t)
     print(f"frames per second the loop sustains at {size[0]}x{size[1]} (one read per 10 frames): {fps:.0f}")
     inference_windows()
+    setup_inference()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS: {rss:.0f} MB (target < 300 MB)")
     print(f"load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores shared)")
@@ -112,6 +120,47 @@ def inference_windows(seeds: int = 6, per_seed: int = 40) -> None:
     print(f"inference on {n} still periods of 1-3 actions: median {statistics.median(times):.0f} ms, "
           f"p95 {times[int(0.95 * len(times)) - 1]:.0f} ms, max {times[-1]:.0f} ms; true position among the "
           f"candidates {found}/{n}; asked the table {asked}/{n}")
+
+
+def setup_inference(seeds: int = 10) -> None:
+    """Move inference alone on the set-up's biggest still periods, four players: the four
+    substrate tokens and the four spores laid at once (8 moves, one explanation expected),
+    and the same board with a fifth token (no explanation: a mismatch)."""
+    import random
+
+    from companion import movegen
+    from companion.edition import load_edition
+    from companion.rules import Board, apply
+    from companion.setup import new_game
+    from companion.table.inference import explain, view_of_board
+
+    ed = load_edition()
+    times: dict[str, list[float]] = {"8 set-up moves": [], "a token too many": []}
+    explained = 0
+    for seed in range(seeds):
+        start, _ = new_game(GameConfig(players=["blue", "orange", "red", "black"]), ed, random.Random(seed))
+        tokens = sorted(start.substrates.items())
+        for at, kind in tokens:
+            del start.substrates[at]
+            start.pending_substrates.append(kind)
+        after = start
+        for at, kind in tokens:
+            after = apply(after, {"player": "table", "action": "substrate", "kind": kind, "at": list(at)}, ed).position
+        for color in start.colors:
+            at = movegen.starting_spaces(Board(after, ed), color)[0]
+            after = apply(after, {"player": color, "action": "spore", "at": [at.q, at.r]}, ed).position
+        board = after.to_json()["board"]
+        extra = next(h for h in sorted(ed.spaces) if after.occupant(h) is None and h not in after.substrates)
+        for name, b in (("8 set-up moves", board),
+                        ("a token too many", dict(board, substrates=board["substrates"] + [{"at": list(extra), "kind": "wood"}]))):
+            t = time.perf_counter()
+            ex = explain(start, ed, view_of_board(b))
+            times[name].append((time.perf_counter() - t) * 1000)
+            explained += name == "8 set-up moves" and len(ex.matches) == 1
+    for name, ts in times.items():
+        ts.sort()
+        print(f"set-up inference, {name} ({len(ts)} boards): median {statistics.median(ts):.0f} ms, max {ts[-1]:.0f} ms")
+    print(f"set-up boards of 8 moves with one explanation: {explained}/{seeds}")
 
 
 if __name__ == "__main__":

@@ -172,14 +172,36 @@ def candidate_moves(pos: Position, edition: Edition, diff: set[Hex]) -> list[dic
 
 
 MAX_DEPTH = 3
-"""Moves looked for in one still period: a turn has one placement, one meeple move and one
-removal (rulebook 4), so three cover everything one player can do before the board is still."""
+"""Moves looked for in one still period in play: a turn has one placement, one meeple move and
+one removal (rulebook 4), so three cover everything one player can do before the board is still."""
+
+
+def moves_in_one_go(pos: Position) -> int:
+    """How many moves one still period starting at ``pos`` may hold (the search depth).
+
+    In play, :data:`MAX_DEPTH`.  During the set-up, every set-up placement still open (at
+    least :data:`MAX_DEPTH`), since a table may lay them all before the camera sees a still
+    board: each substrate token waiting (2.c: 2 wood and 2 soil) and each spore not yet
+    placed (3: the spores of the first round, in turn order).  The trees are no move: the
+    set-up puts them where the Forest Communication card says (2.b) before the first frame.
+    Only substrates and spores are candidates during the set-up (:func:`candidate_moves`),
+    each on a space that differs, and each step must bring the board closer to the reading,
+    so the deeper search stays small (about 0.15 s for 4 tokens and 4 spores).
+    """
+    if not pos.in_setup:
+        return MAX_DEPTH
+    # Never fewer than in play: the last spore and the first turn's actions in one still period
+    # stay readable.  Not more either: a deeper search would also find a first-turn tile that a
+    # set-up token then discards (5.a), the same board by a move nobody made, and ask about it.
+    return max(MAX_DEPTH, len(pos.pending_substrates) + sum(pos.spores.get(c) is None for c in pos.colors))
 BEAM = 48
 """Partial sequences kept per depth, the closest to the reading first."""
 
 
-def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MAX_DEPTH, beam: int = BEAM) -> Explanation:
-    """Search every sequence of up to ``max_depth`` legal moves turning ``pos`` into ``observed``.
+def explain(pos: Position, edition: Edition, observed: View, max_depth: int | None = None, beam: int = BEAM) -> Explanation:
+    """Search every sequence of up to ``max_depth`` legal moves turning ``pos`` into ``observed``
+    (by default :func:`moves_in_one_go`: three in play, every open set-up placement during the
+    set-up).
 
     A step is kept when it brings the board closer to the reading, or when it only changes
     spaces that already differ and a later action of the turn could change them again: that
@@ -188,15 +210,17 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
     hand and the nutrients differ).  The search does not stop at the first depth with a
     match: every sequence that explains the reading is collected, grouped by the whole
     position it leads to (:func:`position_key`), so the caller can ask the table when they
-    differ in what the camera cannot see.  Raises nothing; an empty ``matches`` means no legal
-    sequence explains the reading.
+    differ in what the camera cannot see.  During the set-up each match is given in the
+    rulebook's order (:func:`in_setup_order`).  Raises nothing; an empty ``matches`` means no
+    legal sequence explains the reading.
     """
+    if max_depth is None:
+        max_depth = moves_in_one_go(pos)
     expected = view_of_position(pos)
     diff = expected.diff(observed)
     ex = Explanation(diff)
-    if not diff:
+    if not diff or _too_many_tokens(pos, observed):
         return ex
-    # Each entry: moves so far, the position they lead to, the spaces still differing.
     # Each entry: moves so far, the position they lead to, the spaces still differing and how
     # many things still differ.
     frontier: list[tuple[list[dict[str, Any]], Position, set[Hex], int]] = [([], pos, diff, expected.mismatches(observed))]
@@ -233,7 +257,64 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int = MA
         frontier = nxt[:beam]
         if not frontier:
             break
+    if pos.in_setup:
+        for i, (seq, q) in enumerate(ex.matches):
+            ordered = in_setup_order(pos, edition, seq)
+            if ordered != seq:
+                ex.matches[i] = (ordered, q)
+                if ordered not in ex.orders[i]:
+                    ex.orders[i].insert(0, ordered)
     return ex
+
+
+_SETUP_ACTIONS = ("substrate", "spore")
+_KIND_RANK = {"wood": 0, "soil": 1}
+
+
+def in_setup_order(pos: Position, edition: Edition, seq: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Set-up moves laid in one go, in the order the rulebook gives them: the substrate tokens
+    first (2.c; wood then soil, as it lists them, each kind by space label: A1, A2, B1...),
+    then the spores (3, in turn order, which the rules already force).  The search finds a
+    sequence in whatever order it reached the board first; the log should read as the set-up
+    is described.  ``seq`` comes back unchanged when it holds another move or when the
+    reordered sequence is not legal or leads to another position (a token and a spore never
+    share a space, so it always does).
+    """
+    if any(m["action"] not in _SETUP_ACTIONS for m in seq):
+        return seq
+
+    def rank(m: dict[str, Any]) -> tuple:
+        if m["action"] == "spore":
+            return (1, 0, "", 0)         # sorted() is stable: the spores keep their turn order
+        label = edition.label(m["at"])
+        letters = label.rstrip("0123456789")
+        number = int(label[len(letters):] or 0)
+        return (0, _KIND_RANK.get(m["kind"], 2), letters, number)
+
+    ordered = sorted(seq, key=rank)
+    if ordered == seq:
+        return seq
+    p = pos
+    try:
+        for m in ordered:
+            p = apply(p, m, edition).position
+    except IllegalMove:
+        return seq
+    q = pos
+    for m in seq:
+        q = apply(q, m, edition).position
+    return ordered if position_key(p) == position_key(q) else seq
+
+
+def _too_many_tokens(pos: Position, observed: View) -> bool:
+    """Whether the reading shows more substrate tokens of a kind than the game has: the tokens
+    on the board and those waiting to be laid stay 2 of each kind (2.c, 5.a "There must always
+    be 2 Substrates of each color"), whatever moves a still period holds.  Such a reading is
+    no move (a token too many at the set-up), and searching it would try every way of laying
+    the waiting tokens on the extra ones."""
+    seen = Counter(v[1] for v in observed.spaces.values() if v[0] == "substrate")
+    have = Counter(pos.substrates.values()) + Counter(pos.pending_substrates)
+    return any(n > have[kind] for kind, n in seen.items())
 
 
 def _can_be_undone_later(mv: dict[str, Any], q: Position, observed: View) -> bool:
