@@ -8,7 +8,8 @@ those points and the vectorised scoring of :mod:`companion.vision.classify`.  Th
 re-check is skipped while the markers' patches look as when they were last found
 (:class:`~companion.vision.registration.BoardTracker`).  In play (with ``previous``, the last
 committed reading) only the spaces whose samples changed are scored again, and a space whose
-change is only light (a shadow, a lamp dimmed) keeps its reading (:func:`relit_spaces`).
+change is only light (a shadow, a lamp dimmed) keeps its reading (:func:`relit_spaces`); a space
+the committed reading found covered is scored again on every frame until it reads clean.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import covered_reason, covered_spaces, fits, frame_offset, kind_offsets, spot_explains
+from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, is_covered_reason, kind_offsets,
+                                      spot_explains)
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -64,7 +66,8 @@ class Reading:
     veil: np.ndarray | None = None
     evidence: np.ndarray | None = None
     changed: int | None = None
-    """Spaces read again in an incremental read (``None`` for a full read)."""
+    """Spaces read again in an incremental read (``None`` for a full read): those whose samples
+    changed, and those the previous reading found covered."""
     rechecked: bool = True
     """Whether this frame's markers were looked for again (``False``: their patches looked as
     in the frame they were last found in, so the registration was kept without a search)."""
@@ -547,7 +550,8 @@ class BoardReader:
         ``hand``: tile type codes that can appear (all rotations); ``previous``: the last
         committed reading of this camera.  With it, a space whose samples have not changed
         (:func:`companion.vision.change.changed_groups`), or changed by light alone
-        (:func:`relit_spaces`), keeps its reading; only the others are read again, under the
+        (:func:`relit_spaces`), keeps its reading; only the others, and every space ``previous``
+        found covered (until a frame reads it clean), are read again, under the
         glare spot of ``previous``, and one that reads as before keeps its previous reading.
         Raises BoardNotFoundError when the board can't be registered, UnreadableImageError for
         a frame of the wrong shape or type, FrameQualityError for a frame without usable colour.
@@ -565,7 +569,11 @@ class BoardReader:
             if searched or len(rows) > RECHECK_FRACTION * len(self.geo.spaces):
                 check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
             relit = relit_spaces(bgr[:n], previous.samples[:n], rows)
-            reading = self._read_changes(bgr, reg, cands, previous, np.setdiff1d(rows, relit))
+            # a space ``previous`` found covered is read afresh whatever its samples: they are
+            # the object's (a hand's rim or shadow over a piece laid under it), and the clean
+            # view may look like them within noise or by light alone
+            rows = np.union1d(np.setdiff1d(rows, relit), self._covered_rows(previous)).astype(rows.dtype)
+            reading = self._read_changes(bgr, reg, cands, previous, rows)
             reading.rechecked, reading.relit = searched, len(relit)
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
@@ -617,6 +625,16 @@ class BoardReader:
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
+
+    def _covered_rows(self, previous: Reading) -> np.ndarray:
+        """int (k,) the spaces (indices into the board's spaces) that ``previous`` found covered
+        (:func:`~companion.vision.covered.is_covered_reason`: something over them, or glare or
+        something).  Spaces unreadable under glare alone are not among them: a static spot
+        stays where it was, and read again without the full read's spot fitting they would
+        turn into new readings frame after frame; a lamp moved changes their samples."""
+        why = previous.unreadable or {}
+        return np.array([s for s, h in enumerate(self.geo.spaces) if is_covered_reason(why.get(f"{h[0]},{h[1]}"))],
+                        np.int64)
 
     def _covered(self, readings: list[SpaceReading], rows: np.ndarray, whole: list[SpaceReading],
                  clipped: np.ndarray | None, no_seed: np.ndarray | None = None) -> np.ndarray:
