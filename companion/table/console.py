@@ -37,6 +37,7 @@ class ConsoleLog:
         self.illegal_hint = illegal_hint
         self._question: dict | None = None
         self._choosers: list[str] = []
+        self._reveal_said: tuple = ()
 
     def __call__(self, msg: Message) -> None:
         d = msg.data
@@ -56,6 +57,7 @@ class ConsoleLog:
                 self._print(summary(pos, self.session.edition))
             if d.get("result"):
                 self._print(result_line(d["result"]))
+            self._say_reveal()
         elif k == "undo":
             self._print(f"[undo] {d['event']['notes'][0] if d.get('event') else ''}")
         elif k == "illegal":
@@ -92,6 +94,22 @@ class ConsoleLog:
             self._print(f"[{d['device']}] {d['status']}" + (f": {detail}" if detail else ""))
         elif k == "correction":
             self._print(f"[fix] {d.get('text') or d['label']}")
+
+    def _say_reveal(self) -> None:
+        """On a real table, the market places a purchase (or the set-up) left free are filled by
+        the players turning cards up and tapping them in (2.d, 6): say so once per change, with
+        how to answer, since nothing else on the console would (with ``--no-web`` there is no
+        dashboard to show its banner)."""
+        if not getattr(self.session, "real_table", False):
+            return
+        from companion.table.session import reveal_offer
+        offer = reveal_offer(self.session.position, self.session.edition)
+        key = tuple(sorted((deck, o["missing"]) for deck, o in (offer or {}).items()))
+        if key and key != self._reveal_said:
+            places = " and ".join(f"{n} of deck {deck.upper()}" for deck, n in key)
+            self._print(f"[market] turn up the next card(s) into the free market places ({places}) and enter "
+                        f"them ({self.answers})")
+        self._reveal_said = key
 
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -135,3 +135,28 @@ def test_a_paced_demo_prints_the_result_once_with_the_scores(monkeypatch, capsys
     scores = LastDrawTable.played.session.position.result["scores"]
     assert scores["blue"] > 0 and said[0].startswith("RESULT: ")
     assert said[0].endswith(f"; scores: blue {scores['blue']} VP, orange 0 VP"), said[0]
+
+
+def test_a_real_table_without_a_dashboard_is_told_to_turn_up_the_market_once():
+    # a real table's cards are turned up by the players and entered (2.d, 6); with --no-web
+    # nothing but the console can say so, and it says how to get a dashboard to enter them
+    session = TableSession.start(GameConfig(), None, seed=1)
+    session.real_table = True
+    session.new_game(GameConfig(), None, seed=1)   # a real table: nothing dealt, the market empty
+    out = io.StringIO()
+    session.bus.subscribe(ConsoleLog(session, out=out, board=False, answers=NO_DASHBOARD))
+    from companion.bag_contents import tiles_in_bag
+    for tile in sorted(tiles_in_bag(session.position, session.edition))[:2]:   # the opening draws
+        session.submit({"player": "blue", "action": "draw", "tile": tile}, source="reader")
+    said = [line for line in out.getvalue().splitlines() if line.startswith("[market]")]
+    assert len(said) == 1, out.getvalue()
+    assert "deck A" in said[0] and "deck B" in said[0] and said[0].endswith(f"({NO_DASHBOARD})")
+
+
+def test_the_demo_never_asks_for_market_cards():
+    from companion.movegen import legal_moves
+    session = TableSession.start(GameConfig(), None, seed=1)
+    out = io.StringIO()
+    session.bus.subscribe(demo_console(session, out=out))
+    session.submit(legal_moves(session.position)[0], source="camera")
+    assert out.getvalue() and "[market]" not in out.getvalue()
