@@ -39,9 +39,10 @@ MAX_FRAME_ERRORS = 50
 """Frames in a row that may fail in the loop before the companion stops and says why."""
 RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
 LOOK_AGAIN_MS = 2000.0
-"""How long (ms of the frames' clock) a still board read unsure, with two or more moves that
-explain it, waits before it is read again; the same reading then is asked about
-(docs/table.md, "Unsure readings")."""
+"""How long (ms of the frames' clock) a still board waits before it is read again when its last
+reading left something to look at again: an unsure reading that two or more moves explain (the
+same reading then is asked about; docs/table.md, "Unsure readings"), or spaces something covers
+(read again until they read clean; docs/table.md, "When the camera misbehaves")."""
 
 
 class HeldReading(NamedTuple):
@@ -53,8 +54,6 @@ class HeldReading(NamedTuple):
     """The positions the explaining moves lead to (:func:`~companion.table.inference.position_key`)."""
     since_ms: float
     """The time stamp (ms) of the frame it was first read from."""
-    read_ms: float
-    """The time stamp (ms) of the frame it was last read from."""
     asked: bool = False
     """Whether the table has been asked which move it was (the board is then not read again
     until it moves)."""
@@ -151,6 +150,8 @@ class LiveTable:
         self._last_attempt: dict[str, Any] | None = None
         self._last_uncertain: frozenset = frozenset()
         self._held: HeldReading | None = None   # the unsure reading waiting for a clearer view
+        self._covered: list[str] = []   # the spaces the last reading found covered (labels)
+        self._last_read_at_ms: float | None = None   # the time stamp of the last still frame read
         self._stop = threading.Event()
         self.bag_reader = None
         self.tilebag = TileLedger()
@@ -227,14 +228,18 @@ class LiveTable:
         return True
 
     def _look_again(self, t_ms: float) -> bool:
-        """Whether the board, still since an unsure reading was held (no hand has moved over
-        it), has stayed so for :data:`LOOK_AGAIN_MS` and is read again: a still board brings
-        no clearer view by itself, so its reading is checked once more and, the same, asked
-        about instead of waiting for ever."""
+        """Whether the board, still since its last reading (no hand has moved over it), has
+        stayed so for :data:`LOOK_AGAIN_MS` and is read again because that reading left
+        something to look at again: an unsure reading held that two or more moves explain, not
+        yet asked about (the same reading again is asked about instead of waiting for ever), or
+        spaces something covered (a sleeve, a phone, a hand lifted just before the frame: the
+        board is read until they read clean, and what they show is committed).  A still board
+        with neither is never read again, so a clean board costs no read."""
         held = self._held
-        since = self.gate.still_since_ms
-        return (held is not None and not held.asked and not self.gate.motion and since is not None
-                and since <= held.read_ms and t_ms - held.read_ms >= LOOK_AGAIN_MS)
+        waiting = (held is not None and not held.asked) or bool(self._covered)
+        since, last = self.gate.still_since_ms, self._last_read_at_ms
+        return (waiting and not self.gate.motion and since is not None and last is not None
+                and since <= last and t_ms - last >= LOOK_AGAIN_MS)
 
     def _hand_codes(self) -> list[str]:
         pos = self.session.position
@@ -246,6 +251,7 @@ class LiveTable:
         """Read a still frame and turn what changed into moves (or an illegal report)."""
         from companion.vision.errors import VisionError
         s = self.session
+        self._last_read_at_ms = frame.t_ms
         small = self._too_small(frame.image)
         if small:   # pieces a few pixels wide would be misread: camera check's sentence instead
             self.stats["read_errors"] += 1
@@ -276,7 +282,7 @@ class LiveTable:
         changed = getattr(reading, "changed", None)
         self.stats["reads_in_play"] += changed is not None
         self.stats["last_read_changed"] = changed
-        covered = _covered_labels(reading, s.edition)
+        covered = self._covered = _covered_labels(reading, s.edition)
         if covered:   # the dashboard's banner says it; the spaces are held (confidence 0) below
             from companion.vision.covered import covered_sentence
             s.set_status("camera", "covered", covered_sentence(covered))
@@ -347,10 +353,10 @@ class LiveTable:
         held = self._held
         if len(candidates) >= 2 and held is not None and (held.spaces, held.candidates) == (low, candidates):
             asked = held.asked or (t_ms - held.since_ms >= LOOK_AGAIN_MS and self._ask(ex, unsure=labels))
-            self._held = held._replace(read_ms=t_ms, asked=asked)
+            self._held = held._replace(asked=asked)
             return
         # with no move that fits, there is nothing to ask: the reading waits for a clearer view or a fix
-        self._held = HeldReading(low, candidates, t_ms, t_ms) if len(candidates) >= 2 else None
+        self._held = HeldReading(low, candidates, t_ms) if len(candidates) >= 2 else None
         if low != self._last_uncertain:
             self._last_uncertain = low
             then = (f" If the board stays as it is, the table is asked in {LOOK_AGAIN_MS / 1000:.0f} s which of the "

@@ -116,3 +116,27 @@ def test_a_later_board_that_one_move_explains_settles_the_question():
     t.show(apply(after, place).position)
     assert t.session.question is None
     assert [e.move["action"] for e in t.session.game.events] == ["move", "place"]
+
+
+def test_a_held_reading_read_again_into_a_refused_frame_is_not_read_on_every_frame():
+    # The reader refusing the look again (a marker lost to glare) must not turn the still board
+    # into a read per frame: the next look comes LOOK_AGAIN_MS later, as the first did.
+    from companion.vision.errors import BoardNotFoundError
+
+    t = Table()
+    reads = []
+    read = t.reader.read
+
+    def refusing(image, hand=None, previous=None):
+        reads.append(image)
+        if len(reads) > 2:
+            raise BoardNotFoundError("only 3 of the 4 corner markers were found")
+        return read(image, hand, previous)
+
+    t.reader.read = refusing
+    t.show(t.before)
+    still = t.show(apply(t.before, MOVE).position, unsure=[(0, 4)])
+    assert len(reads) == 2
+    t.wait(still, 3 * LOOK_AGAIN_MS)
+    assert t.session.status["camera"] == "no board"
+    assert len(reads) == 2 + 3   # one look every LOOK_AGAIN_MS
