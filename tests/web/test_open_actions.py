@@ -38,6 +38,6 @@ def test_the_spore_ability_is_open_only_before_any_action():
 def test_every_action_shown_open_has_a_legal_move_and_others_show_none():
     pos = make_position(taken=("place",), nutrients={"blue": {"pink": 1}})
     shown = open_of(pos)
-    # competitive game without the table rule: no gift is ever legal (7.b)
+    # blue and orange share no network: no gift is legal (5.c)
     assert ACTION_SLOTS["give"] not in shown
     assert open_of(pos, "orange") == []
