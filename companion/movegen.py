@@ -122,6 +122,26 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
     return out
 
 
+ACTION_SLOT = {"place": "place", "rock": "place", "discard": "place", "move": "move", "remove": "remove",
+               "spore_ability": "spore", "give": "give", "buy": "buy"}
+"""The turn action a move uses up, for the actions a player is told are still open (rulebook 4, 6)."""
+
+
+def open_actions(pos: Position, edition: Edition | None = None) -> list[str]:
+    """The turn actions the active player may still take now, as slot names out of
+    ``"place"`` (a placement, a rock or a discard, 4.a), ``"move"`` (4.b), ``"remove"`` (4.c),
+    ``"spore"`` (the spore ability, 4.d), ``"give"`` (7.b) and ``"buy"`` (6), in that order.
+
+    A slot is open when :func:`legal_moves` offers at least one move of it, so the list never
+    names an action :func:`companion.rules.check` would refuse: the spore ability only before
+    any other action, nothing but purchases after a purchase, a gift only to a player it may
+    reach.  Empty during the set-up and once the game is over."""
+    if pos.in_setup or pos.result is not None:
+        return []
+    used = {ACTION_SLOT.get(m["action"]) for m in legal_moves(pos, edition) if m["player"] == pos.active}
+    return [slot for slot in dict.fromkeys(ACTION_SLOT.values()) if slot in used]
+
+
 def economy_moves(b: Board, p: str) -> list[dict[str, Any]]:
     """Purchases (with automatic tile choice), gifts and swaps that are legal now."""
     pos, ed = b.pos, b.edition

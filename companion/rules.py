@@ -468,6 +468,13 @@ def _v_substrate(b: Board, m: Move) -> None:
                           f"The token's space {b.label(m.at)} holds a tree, a spore or a substrate: discard that token and draw another.")
 
 
+def gift_amounts(pos: Position) -> tuple[int, ...]:
+    """How many nutrients one gift may hold now: ``(1,)``, or ``(1, 2)`` once the team has
+    accomplished the Funga mission (rulebook 5.c "ONE nutrient", 7.b "two at once").  The
+    dashboard's Give dialog offers these amounts and no others."""
+    return (1, 2) if "funga" in pos.missions else (1,)
+
+
 def _v_give(b: Board, m: Move) -> None:
     pos, ed = b.pos, b.edition
     target = m.give
@@ -480,11 +487,10 @@ def _v_give(b: Board, m: Move) -> None:
     short = economy.shortfall(pos.nutrients[m.player], m.nutrients)
     shared = _share_network(b, m.player, target)
     green = _on_green(b, m.player) and _on_green(b, target)
-    funga = "funga" in pos.missions
     symbiosis = "forest_symbiosis" in pos.missions
     if amount > 2:
         raise IllegalMove("wrong_payment", "At most two nutrients can be given at once (two only with the Funga mission, 7.b).")
-    if amount == 2 and not funga:
+    if amount == 2 and 2 not in gift_amounts(pos):
         raise IllegalMove("mission_locked", "Giving two nutrients at once needs the Funga mission (7.b); otherwise give one.")
     if not shared:
         if not (symbiosis and green):

@@ -7,6 +7,8 @@ import errno
 import sys
 import time
 
+from companion.argtypes import at_least
+
 
 def port_number(text: str) -> int:
     """An ``argparse`` type for a TCP port: an integer from 0 (any free port) to 65535.
@@ -34,14 +36,14 @@ def register(sub) -> None:
     p.add_argument("--mode", choices=["competitive", "cooperative", "team"], default="competitive")
     p.add_argument("--players", type=int, choices=[2, 3, 4], default=3, help="players (default 3; team mode: 4)")
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--pace", type=float, default=1.0, help="seconds between bot moves (default 1.0)")
+    p.add_argument("--seed", type=at_least(0), default=1)
+    p.add_argument("--pace", type=at_least(0, float), default=1.0, help="seconds between bot moves (default 1.0)")
     p.add_argument("--no-bots", action="store_true", help="serve the game without bots playing it")
     p.add_argument("--bot", choices=["greedy", "random"], default="greedy",
                    help="the bots' level: greedy plays to win (default, as in 'demo'), random only exercises the rules")
     p.add_argument("--hints", action="store_true",
                    help="turn on the table rule 'hints': the dashboard's \"What can I do?\" button")
-    p.add_argument("--loop", type=float, default=None, metavar="S",
+    p.add_argument("--loop", type=at_least(0, float), default=None, metavar="S",
                    help="start a new game S seconds after each result")
     p.add_argument("--db", help="SQLite game log (default: the shared log; its games are marked dashboard-only)")
     p.add_argument("--no-qr", action="store_true", help="do not draw the QR code in the terminal")

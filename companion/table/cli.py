@@ -177,6 +177,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     # What can refuse the start is checked before a game is put in the log.
     problem = check_record_folder(args.record) if args.record else None
+    if problem is None and args.fast and (args.port is not None or args.host is not None):
+        given = " and ".join(o for o, v in (("--host", args.host), ("--port", args.port)) if v is not None)
+        problem = (f"--fast plays without the dashboard, so {given} would be ignored: drop --fast to watch the game "
+                   "on the dashboard, or drop " + given)
+    args.host = "127.0.0.1" if args.host is None else args.host
+    args.port = 8080 if args.port is None else args.port
     if problem is None and not args.fast and not args.no_web:
         problem = port_busy(args.host, args.port)
     if problem:
@@ -599,16 +605,23 @@ def _nothing_to_resume(args: argparse.Namespace) -> str | None:
 def port_busy(host: str, port: int, no_web: bool = True) -> str | None:
     """A sentence when the dashboard could not listen on ``host``:``port``, else ``None``;
     ``no_web``: the command has ``--no-web`` to offer as the other way out."""
+    import errno
     import socket
-    if port == 0:
-        return None
+    other = ", or --no-web" if no_web else ""
     try:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((host, port))
     except OSError as e:
-        return (f"the dashboard cannot listen on {host}:{port} ({e.strerror}); pick another --port"
-                + (", or --no-web" if no_web else ""))
+        why = e.strerror or str(e)
+        if isinstance(e, socket.gaierror) or e.errno == errno.EADDRNOTAVAIL:
+            # the host is at fault (no such name, not an address of this computer): another
+            # port would fail the same way
+            return (f"the dashboard cannot listen on --host {host}: it is not an address of this computer ({why}); "
+                    f"pick another --host (127.0.0.1: this computer only; 0.0.0.0: the table's Wi-Fi){other}")
+        if e.errno in (errno.EADDRINUSE, errno.EACCES):
+            return f"the dashboard cannot listen on {host}:{port} ({why}); pick another --port{other}"
+        return f"the dashboard cannot listen on {host}:{port} ({why}); check --host and --port{other}"
     return None
 
 
@@ -692,7 +705,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``demo`` and ``run`` to the top-level parser."""
     p = sub.add_parser("demo", help="a whole game on the simulated table (camera frames + pty reader)")
     _common(p)
-    p.add_argument("--fast", action="store_true", help="no pauses; end with one JSON summary line")
+    p.add_argument("--fast", action="store_true",
+                   help="no pauses and no dashboard (refused with --host or --port); end with one JSON summary line")
+    p.set_defaults(host=None, port=None)   # given or not: --fast refuses them (cmd_demo fills the defaults in)
     p.add_argument("--seed", type=at_least(0), default=DEMO_SEED,
                    help=f"the simulated game (default {DEMO_SEED}: it ends with a player reaching 10 VP)")
     p.add_argument("--pace", type=at_least(0, float), default=0.4, help="seconds between moves (default 0.4)")

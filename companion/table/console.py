@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TextIO
 
@@ -24,6 +25,9 @@ class ConsoleLog:
     nutrient choices) are answered here, printed after each one (:data:`ON_THE_DASHBOARD`,
     :data:`SIMULATED_PLAYERS`, :data:`NO_DASHBOARD`); each answer is printed when given.
     ``illegal_hint``: what follows an illegal move, printed after it.
+
+    When ``out`` is closed (``run ... | head -2``) the log stops printing, saying nothing more,
+    and never raises: the table plays on and the game log is written as before.
     """
 
     def __init__(self, session, out: TextIO | None = None, board: bool = True, color: bool | None = None,
@@ -38,6 +42,7 @@ class ConsoleLog:
         self._question: dict | None = None
         self._choosers: list[str] = []
         self._reveal_said: tuple = ()
+        self.closed = False
 
     def __call__(self, msg: Message) -> None:
         d = msg.data
@@ -112,7 +117,28 @@ class ConsoleLog:
         self._reveal_said = key
 
     def _print(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        if self.closed:
+            return
+        try:
+            print(text, file=self.out, flush=True)
+        except (BrokenPipeError, ValueError):   # ValueError: the stream was closed in this process
+            # Whoever read the output went away; the bus must not see an error from us, or the
+            # move being announced would not reach the other subscribers.
+            self.closed = True
+            drop_output(self.out)
+
+
+def drop_output(stream: TextIO) -> None:
+    """Point the file descriptor under ``stream`` at ``os.devnull``, so the buffered text
+    and every later write to it (other prints, the flush at exit) vanish instead of raising
+    ``BrokenPipeError`` again; a stream without a descriptor is left alone."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError):
+        return
+    os.dup2(null, fd)
+    os.close(null)
 
 
 def result_line(result: dict) -> str:

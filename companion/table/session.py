@@ -22,6 +22,7 @@ from companion.eventlog import EventLog
 from companion.game import Event, Game, StaleUndo
 from companion.hexgrid import Hex
 from companion.moves import parse_move
+from companion.movegen import open_actions
 from companion.networks import MyceliumGraph
 from companion.market import DECKS, face_down, free_slots
 from companion.position import Position
@@ -432,6 +433,7 @@ class TableSession:
             "status_detail": snap["status_detail"],
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
+            "give_amounts": [] if pos.result is not None else list(rules.gift_amounts(pos)),
             "draw": draw_offer(pos, ed) if snap["draws_on_dashboard"] and snap["choices"] is None else None,
             "reveal": reveal_offer(pos, ed) if snap["real_table"] and snap["choices"] is None else None,
             "real_table": snap["real_table"],
@@ -464,8 +466,10 @@ def card_json(ed: Edition, cid: str) -> dict[str, Any]:
 def panels(pos: Position, ed: Edition, live: bool = True) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The players panel and the market (with every player's affordability) of a position.
 
-    ``live=False`` (a replayed position) lists no open actions.
+    ``live=False`` (a replayed position) lists no open actions; the active player's
+    ``open_actions`` are the actions the rules accept now (:func:`companion.movegen.open_actions`).
     """
+    open_now = [ACTION_SLOTS[k] for k in open_actions(pos, ed)] if live else []
     players = []
     for p in pos.players:
         c = p.color
@@ -477,8 +481,7 @@ def panels(pos: Position, ed: Edition, live: bool = True) -> tuple[list[dict[str
             "cards": [card_json(ed, cid) for cid in pos.cards[c]],
             "vp": economy.victory_points(pos, ed, c),
             "spore": None if spore is None else {"at": None if spore.at is None else list(spore.at), "used": spore.used},
-            "open_actions": [v for k, v in ACTION_SLOTS.items() if live and c == pos.active and k not in pos.taken
-                             and "spore" not in pos.taken and not pos.in_setup],
+            "open_actions": open_now if c == pos.active else [],
             "setup": player_setup_task(pos, c) if live else None,
         })
     market = []

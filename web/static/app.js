@@ -907,11 +907,13 @@
 
   function giveDialog() {
     const others = otherColors();
+    // Only the amounts the rules allow now (1, or 2 with the Funga mission, 7.b).
+    const amounts = S.give_amounts || [1];
     let to = others[0], col = "pink", n = 1;
     openDialog(`${cap(S.position.active)} gives nutrients`, [
       h("label", {}, "To"), choiceRow("to", others.map(c => [c, cap(c)]), to, v => { to = v; }),
       h("label", {}, "Colour"), choiceRow("color", NUT.map(([c, l]) => [c, `${l} ${c}`]), col, v => { col = v; }),
-      h("label", {}, "How many"), choiceRow("n", [[1, "1"], [2, "2"], [3, "3"]], n, v => { n = v; }),
+      h("label", {}, "How many"), choiceRow("n", amounts.map(a => [a, String(a)]), n, v => { n = v; }),
     ], [{ label: "Give", primary: true, id: "give-ok", onclick: () => send("give", { to, nutrients: { [col]: n } }, "Given.") }]);
   }
 

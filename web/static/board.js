@@ -193,10 +193,15 @@ const MycBoard = (() => {
     for (const s of spaces) {
       const k = key(s.at), [cx, cy] = hexToPixel(s.at[0], s.at[1]);
       const g = el("g", { class: "space" + (lit[k] ? " lit" : "") + (k === selected ? " sel" : ""), "data-at": k, "data-label": s.label, tabindex: "-1" }, gSpaces);
-      el("title", {}, g).textContent = s.label;  // hover names the space even under a tile
       const sub = subs[k];
-      el("polygon", { points: hexPoints(cx, cy, SIZE), class: "hex" + (sub ? " sub-" + sub : ""), fill: sub ? `url(#${sub})` : null }, g);
-      if (sub && !sporesAt[k]) text(g, cx, cy + SIZE * 0.64, sub === "wood" ? "WOOD" : "SOIL", "sub-label", { "font-size": (SIZE * 0.24).toFixed(1) });
+      // hover names the space even under a tile, and the substrate token it holds
+      el("title", {}, g).textContent = s.label + (sub ? ` (${sub} substrate)` : "");
+      // the token fills its own hex, striped (wood) or dotted (soil): the fill comes from the
+      // stylesheet (.hex.sub-wood), since a CSS fill on .hex would hide a fill attribute
+      el("polygon", { points: hexPoints(cx, cy, SIZE), class: "hex" + (sub ? " sub-" + sub : "") }, g);
+      // its name in the middle of the hex, far from the tip next to the next row's label
+      const bare = !(tiles[k] || rocks.has(k) || trees[k] || sporesAt[k] || meeplesAt[k]);
+      if (sub && bare) text(g, cx, cy + SIZE * 0.12, sub === "wood" ? "WOOD" : "SOIL", "sub-label", { "font-size": (SIZE * 0.3).toFixed(1) });
       if (tiles[k]) drawTile(g, tiles[k], cx, cy, SIZE);
       else if (rocks.has(k)) drawRock(g, cx, cy, SIZE);
       else if (trees[k]) drawTree(g, cx, cy, treeIds[k], trees[k], SIZE);
