@@ -210,7 +210,13 @@ class PieceModel:
                 # outwards, where a dot of any size stops short (docs/rules.md)
                 d_un_p = profile_distance(profiles[at], self.side_profile[player[at], 0])
                 d_us_p = profile_distance(profiles[at], self.side_profile[player[at], 1])
-                used[at], margin[at] = d_us_p < d_un_p, np.abs(d_un_p - d_us_p)
+                # both descriptions weigh in: the rings' own colours tell a faint symbol (pale
+                # dots) where the profile, scaled to its contrast, is unsure
+                # a profile that fits neither side well at any size (a pattern of dots off the
+                # space's centre) says nothing of the side: only the rings then decide
+                said = np.where(np.minimum(d_un_p, d_us_p) <= PROFILE_FITS, d_un_p - d_us_p, 0.0)
+                vote = np.where(used[at], margin[at], -margin[at]) + said
+                used[at], margin[at] = vote > 0, np.abs(vote)
         hid = np.flatnonzero(covered & learned)
         if len(hid):
             # under a meeple only the side whose learned rim shows more of its symbol is seen
@@ -234,6 +240,9 @@ than half of each (an X's arms a quarter at most), so the median is the chip's c
 PROFILE_STD = 8.0
 """Spread (per cent of the symbol's contrast, :func:`radial_profile`) of one ring's mean colour
 difference between photos of one symbol: about 6 Lab units of a contrast of 75."""
+PROFILE_FITS = 1.0
+"""Most RMS z-distance (:func:`profile_distance`) at which a spore's radial profile fits the
+nearer learned side for the profile to weigh in the side (one expected spread per ring)."""
 PROFILE_SCALES = np.exp(np.linspace(np.log(0.6), np.log(1 / 0.6), 21)).astype(np.float32)
 """Sizes of a board's symbol relative to the one photographed at calibration that
 :func:`profile_distance` tries: each copy prints its symbol within +-25 % of the documented
