@@ -176,6 +176,8 @@ def _colours(args: argparse.Namespace) -> int:
         sides = pieces["spores"][p]["sides_learned"]
         side_note = (f"sides {pieces['spores'][p]['side_distance']:.1f} apart" if "side_distance" in pieces["spores"][p]
                      else "used side not photographed: read as 'far from the unused side'")
+        if "profile_distance" in pieces["spores"][p]:
+            side_note += f", radial profiles {pieces['spores'][p]['profile_distance']:.1f} apart at any size"
         print(f"  {p}: meeple vs its spore's symbol {m['core_distance_from_unused_spore']:.1f}; spore {', '.join(sides)} ({side_note})")
     if poor:
         print(f"warning: kept with --force although {_pairs(poor)} barely differ: readings of them will be unsure")

@@ -26,7 +26,8 @@ from calibration.intrinsics import load_intrinsics
 from companion.tiles import parse
 from companion.vision import layout as L
 from companion.vision.errors import VisionError
-from companion.vision.pieces import PLAYERS, RING_POINTS, STATS, PieceModel, symbol_features, z_distance
+from companion.vision.pieces import (PLAYERS, PROFILE_RADII, RING_POINTS, STATS, PieceModel, profile_distance,
+                                     profile_offsets, radial_profile, symbol_features, z_distance)
 from companion.vision.profile import CLASSES, MIN_STD, ColourProfile, fit_white_field, white_balance
 from companion.vision.reader import BoardReader, read_image
 from companion.vision.registration import BoardTracker
@@ -198,6 +199,11 @@ def calibrate_pieces(images: list, intrinsics=None, layouts: list | None = None,
                           + " px): take them all with the mounted camera at the size it plays at")
     profile = ColourProfile(mean, std, frame_size=sizes.pop())
     profile.pieces, piece_summary = _learn_pieces(labs, lays, spaces)
+    profile.pieces.side_profile = prof = _learn_side_profiles(reader.geo, frames, regs, lays)
+    for p_i, p in enumerate(PLAYERS):
+        if np.isfinite(prof[p_i]).all():
+            # how far the used side's profile stays from the unused one's at every size tried
+            piece_summary["spores"][p]["profile_distance"] = round(float(profile_distance(prof[p_i, 1][None], prof[p_i, 0])[0]), 2)
     odd = [(k, tiles_not_in_edition(lay)) for k, lay in enumerate(lays)]
     names = [str(images[k]) if images and k < len(images) else f"photo {k + 1}" for k in range(n)]
     summary = {"layout_notes": [f"the layout of {names[k]} has tiles no copy of the game has ({', '.join(codes)}): "
@@ -229,6 +235,27 @@ def sample_board_points(geo, frame: np.ndarray, reg, pts_mm: np.ndarray) -> np.n
     seen = [k for k, i in enumerate(ids) if i in reg.markers_px]
     marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
     return white_balance(bgr[:n], fit_white_field(marker_xy[seen], marker_white, np.asarray(pts_mm, np.float32)))
+
+
+def _learn_side_profiles(geo, frames: list, regs: list, lays: list[dict]) -> np.ndarray:
+    """float32 (4, 2, R) radial profile (:func:`companion.vision.pieces.radial_profile`) of
+    each player's spore, unused [:, 0] and used [:, 1] side, averaged over the photos that show
+    it with no meeple on it; NaN where none does (one photo of layout 1: the used sides)."""
+    out = np.full((len(PLAYERS), 2, len(PROFILE_RADII)), np.nan, np.float32)
+    offsets = geo.hex_size_mm * profile_offsets()
+    for p_i, p in enumerate(PLAYERS):
+        sides: dict[int, list] = {0: [], 1: []}
+        for frame, reg, lay in zip(frames, regs, lays):
+            sp = lay.get("spores", {}).get(p)
+            if sp is None or lay.get("meeples", {}).get(p) == sp["at"]:
+                continue
+            centre = np.asarray(geo.center_mm((int(sp["at"][0]), int(sp["at"][1]))), np.float32)
+            lab = sample_board_points(geo, frame, reg, centre[None] + offsets)
+            sides[int(bool(sp["used"]))].append(radial_profile(lab[None])[0])
+        for k in (0, 1):
+            if sides[k]:
+                out[p_i, k] = np.mean(sides[k], axis=0)
+    return out
 
 
 def _tile_samples(geo, frame: np.ndarray, reg, layout: dict) -> dict[str, np.ndarray]:

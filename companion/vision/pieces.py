@@ -118,6 +118,10 @@ class PieceModel:
     meeple_on_spore: np.ndarray | None = None
     """float32 (4, 3, 5) ring statistics of each player's meeple standing on its own spore, or
     ``None`` (calibration photos without that, e.g. layout 1 alone)."""
+    side_profile: np.ndarray | None = None
+    """float32 (4, 2, R) radial profile (:func:`radial_profile`) of each player's spore, unused
+    side [:, 0] and used side [:, 1], NaN where the calibration photos did not show that side
+    uncovered, or ``None`` (a profile learned before there were profiles)."""
 
     def to_json(self) -> dict:
         def arr(a):
@@ -128,6 +132,8 @@ class PieceModel:
             d["substrate"] = arr(self.substrate)
         if self.meeple_on_spore is not None:
             d["meeple_on_spore"] = arr(self.meeple_on_spore)
+        if self.side_profile is not None:
+            d["side_profile"] = arr(self.side_profile)
         return d
 
     @classmethod
@@ -140,8 +146,9 @@ class PieceModel:
             raise ValueError(f"pieces: players must be {list(PLAYERS)}")
         sub = arr(d["substrate"], (2, 3, STATS)) if d.get("substrate") is not None else None
         on = arr(d["meeple_on_spore"], (4, 3, STATS)) if d.get("meeple_on_spore") is not None else None
+        prof = arr(d["side_profile"], (4, 2, len(PROFILE_RADII))) if d.get("side_profile") is not None else None
         return cls(arr(d["meeple_mean"], (4, 3)), arr(d["meeple_std"], (4, 3)),
-                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)), sub, on)
+                   arr(d["meeple_rings"], (4, 3, STATS)), arr(d["spore"], (4, 2, 3, STATS)), sub, on, prof)
 
     def sides_learned(self) -> list[str]:
         """Which spore sides the model knows: subset of ["unused", "used"]."""
@@ -154,15 +161,18 @@ class PieceModel:
         norm = np.sum(np.log(self.meeple_std), axis=-1) - 3 * np.log(MIN_STD[0])
         return (-0.5 * np.sum(d * d, axis=-1) - norm).astype(np.float32)
 
-    def spore_side(self, feat: np.ndarray, player: np.ndarray, covered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def spore_side(self, feat: np.ndarray, player: np.ndarray, covered: np.ndarray,
+                   profiles: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Side of each spore: (used bool (S,), confidence float (S,)).
 
         ``feat``: (S, 3, 5) :func:`symbol_features`; ``player``: int (S,) index into
         :data:`PLAYERS`; ``covered``: bool (S,) a meeple stands on it (only the outer ring is
-        compared).  With the used side learned, the nearer side wins, an uncovered spore's
-        rings each counting at most :data:`RING_OUTLIER` (:func:`ring_vote`: a symbol's size
-        differs between copies of the piece); without, used means farther than
-        :data:`SIDE_DISTANCE` from the unused side.
+        compared).  With the used side learned, the nearer side wins; without, used means
+        farther than :data:`SIDE_DISTANCE` from the unused side.  An uncovered spore is weighed
+        by its radial profile where ``profiles`` (float (S, R), :func:`radial_profile`, NaN
+        rows where not sampled) and the learned :attr:`side_profile` of both its sides are
+        given (:func:`profile_distance`: the symbol matched at every size a copy may print it),
+        else ring by ring, each ring counting at most :data:`RING_OUTLIER` (:func:`ring_vote`).
 
         Under a meeple, a rim that shows no symbol is no evidence of the side whose symbol
         stays off the rim: the meeple (its radius up to 0.375 s, its lean and its shadow) can
@@ -189,6 +199,24 @@ class PieceModel:
             # counting at most RING_OUTLIER: a symbol larger or smaller than the one photographed
             # moves the one ring its edge crosses far from the learned side
             used[both], margin[both] = ring_vote(feat[both], self.spore[player[both], 0], self.spore[player[both], 1])
+        if profiles is not None and self.side_profile is not None:
+            profiles = np.asarray(profiles, np.float64)
+            ok = (~covered & np.isfinite(profiles).all(axis=1)
+                  & np.isfinite(self.side_profile[player]).all(axis=(1, 2)))
+            at = np.flatnonzero(ok)
+            if len(at):
+                # the symbol's radial profile matched at every size a copy may print it: a used
+                # side's X smaller than the one photographed still spreads from the centre
+                # outwards, where a dot of any size stops short (docs/rules.md)
+                d_un_p = profile_distance(profiles[at], self.side_profile[player[at], 0])
+                d_us_p = profile_distance(profiles[at], self.side_profile[player[at], 1])
+                # both descriptions weigh in: the rings' own colours tell a faint symbol (pale
+                # dots) where the profile, scaled to its contrast, is unsure
+                # a profile that fits neither side well at any size (a pattern of dots off the
+                # space's centre) says nothing of the side: only the rings then decide
+                said = np.where(np.minimum(d_un_p, d_us_p) <= PROFILE_FITS, d_un_p - d_us_p, 0.0)
+                vote = np.where(used[at], margin[at], -margin[at]) + said
+                used[at], margin[at] = vote > 0, np.abs(vote)
         hid = np.flatnonzero(covered & learned)
         if len(hid):
             # under a meeple only the side whose learned rim shows more of its symbol is seen
@@ -199,6 +227,98 @@ class PieceModel:
             margin[hid[unseen]] = 0.0
         conf = (1.0 - np.exp(-margin / SIDE_SCALE)).astype(np.float32)
         return used, conf
+
+
+PROFILE_RADII = np.round(np.arange(0.02, 0.36, 0.03), 2).astype(np.float32)
+"""Radii (units of s) of the rings of a spore's radial profile: from the centre to 0.35 s, inside
+the smallest chip a copy may print (0.375 s, the documented 0.5 s less 25 %)."""
+PROFILE_ANGLES = 24
+"""Points per ring of the radial profile, evenly spread (15 degrees apart)."""
+PROFILE_CHIP = PROFILE_RADII >= 0.28
+"""The profile's rings whose median colour is taken for the chip's own: a symbol covers less
+than half of each (an X's arms a quarter at most), so the median is the chip's colour."""
+PROFILE_STD = 8.0
+"""Spread (per cent of the symbol's contrast, :func:`radial_profile`) of one ring's mean colour
+difference between photos of one symbol: about 6 Lab units of a contrast of 75."""
+PROFILE_FITS = 1.0
+"""Most RMS z-distance (:func:`profile_distance`) at which a spore's radial profile fits the
+nearer learned side for the profile to weigh in the side (one expected spread per ring)."""
+PROFILE_SCALES = np.exp(np.linspace(np.log(0.6), np.log(1 / 0.6), 21)).astype(np.float32)
+"""Sizes of a board's symbol relative to the one photographed at calibration that
+:func:`profile_distance` tries: each copy prints its symbol within +-25 % of the documented
+size, so one instance may be 0.75 / 1.25 = 0.6 to 1.67 times another."""
+
+
+def profile_offsets() -> np.ndarray:
+    """float32 (R * A, 2) sample offsets (units of s) of a radial profile, ring-major: ring
+    :data:`PROFILE_RADII` [k] holds points k * A to (k + 1) * A - 1 (A = :data:`PROFILE_ANGLES`)."""
+    th = np.radians(np.arange(PROFILE_ANGLES) * 360.0 / PROFILE_ANGLES)
+    r = PROFILE_RADII[:, None]
+    return np.stack([r * np.cos(th)[None], r * np.sin(th)[None]], -1).reshape(-1, 2).astype(np.float32)
+
+
+def radial_profile(lab: np.ndarray) -> np.ndarray:
+    """float32 (S, R) radial profile of spores from Lab float (S, R * A, 3) sampled at
+    :func:`profile_offsets` around each centre: per ring, the mean colour difference (Lab
+    units) of its points from the chip's own colour as lit there (:func:`chip_plane`, fitted
+    to the :data:`PROFILE_CHIP` rings), in per cent of the largest of them (at least
+    :data:`PROFILE_FLOOR`).  It does not depend on how the chip was turned, and a
+    symbol printed larger or smaller stretches it along the radius (:func:`profile_distance`)."""
+    x = np.asarray(lab, np.float64).reshape(len(lab), -1, 3)
+    chip = chip_plane(x)
+    d = np.linalg.norm(x - chip, axis=-1).reshape(len(lab), len(PROFILE_RADII), PROFILE_ANGLES).mean(axis=2)
+    # in per cent of the symbol's own contrast: glare over the chip or a dim lamp lowers the
+    # contrast of both sides alike, not where the symbol reaches
+    peak = np.maximum(d.max(axis=1, keepdims=True), PROFILE_FLOOR)
+    return (100.0 * d / peak).astype(np.float32)
+
+
+PROFILE_FLOOR = 15.0
+"""Least contrast (Lab units) a profile is divided by: a chip with hardly any symbol in view
+(a blank, a glare spot over it) keeps its small differences small."""
+
+
+CHIP_FIT_KEEP = 0.6
+"""Share of the chip rings' points, those nearest a first plane, that the final plane of
+:func:`chip_plane` is fitted to: an X's arms cover at most a quarter of them."""
+
+
+def chip_plane(x: np.ndarray) -> np.ndarray:
+    """float64 (S, R * A, 3): the chip's own colour at every profile point of Lab ``x``
+    (S, R * A, 3), a plane in the offsets fitted per channel to the :data:`PROFILE_CHIP` rings
+    (least squares, again on the :data:`CHIP_FIT_KEEP` of them nearest the first fit).  The
+    edge of a glare spot or a shadow brightens one side of a chip more than the other; a single
+    chip colour would leave that slope in every ring, growing with the radius, as an X's arms
+    do."""
+    off = profile_offsets().astype(np.float64)
+    design = np.column_stack([np.ones(len(off)), off])
+    chip_pts = np.repeat(PROFILE_CHIP, PROFILE_ANGLES)
+    a = design[chip_pts]
+    out = np.empty_like(x)
+    for i, y in enumerate(x[:, chip_pts]):
+        coef = np.linalg.lstsq(a, y, rcond=None)[0]
+        resid = np.linalg.norm(y - a @ coef, axis=1)
+        keep = resid <= np.quantile(resid, CHIP_FIT_KEEP)
+        coef = np.linalg.lstsq(a[keep], y[keep], rcond=None)[0]
+        out[i] = design @ coef
+    return out
+
+
+def profile_distance(prof: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """float (S,) RMS z-distance (:data:`PROFILE_STD`) of radial profiles ``prof`` (S, R) from
+    learned ones ``template`` (S, R) or (R,), at the best of :data:`PROFILE_SCALES`: the
+    template stretched by f is read at radius r / f, over the radii where that stays within
+    :data:`PROFILE_RADII`."""
+    prof = np.asarray(prof, np.float64)
+    template = np.broadcast_to(np.asarray(template, np.float64), prof.shape)
+    best = np.full(len(prof), np.inf)
+    for f in PROFILE_SCALES:
+        r = PROFILE_RADII / f
+        ok = r <= PROFILE_RADII[-1] + 1e-6
+        t = np.stack([np.interp(r[ok], PROFILE_RADII, row) for row in template])
+        z = (prof[:, ok] - t) / PROFILE_STD
+        best = np.minimum(best, np.sqrt(np.mean(z * z, axis=1)))
+    return best
 
 
 RING_OUTLIER = SIDE_DISTANCE

@@ -36,7 +36,8 @@ from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board
 from companion.vision.pose import parallax_shift, project_raised
 from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
 from companion.vision.pieces import (DEDUCED_SURE, HOME_LEAST, MEEPLE_MIN_EVIDENCE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls,
-                                    hidden_core, meeple_evidence, meeples_at_home, nearest_token, symbol_features)
+                                    hidden_core, meeple_evidence, meeples_at_home, nearest_token, profile_offsets,
+                                    radial_profile, symbol_features)
 from companion.vision.profile import CLASSES, LL_FLOOR, PLAYERS, ColourProfile, fit_white_field, load_profile, white_balance
 from companion.vision.registration import BoardTracker, Registration
 from companion.vision.unsure import unsure_keys, why_unsure
@@ -236,6 +237,25 @@ class BoardReader:
         shape = (len(rows), L.POINTS_PER_SPACE, 3)
         return white_balance(space_bgr, white).reshape(shape), white.reshape(shape)
 
+    def spore_profiles(self, frame: np.ndarray, reg: Registration, bgr: np.ndarray, idx) -> np.ndarray:
+        """float32 (len(idx), R) radial profiles (:func:`companion.vision.pieces.radial_profile`)
+        of the spaces ``idx`` (int, into the board's spaces) in ``frame``, white-balanced like
+        the space samples against the markers' white in ``bgr`` (:meth:`sample_bgr`).  Sampled
+        only where a spore was read: a few hundred points each, not part of every space."""
+        idx = np.asarray(idx, np.int64)
+        s = self.geo.hex_size_mm
+        centres = np.array([self.geo.center_mm(self.geo.spaces[i]) for i in idx], np.float32).reshape(-1, 2)
+        pts = (centres[:, None, :] + s * profile_offsets()[None]).reshape(-1, 2)
+        px = reg.to_image(pts)
+        raw = cv2.remap(frame, np.ascontiguousarray(px[:, :1]), np.ascontiguousarray(px[:, 1:]), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+        n = len(self._space_pts)
+        white_bgr = bgr[n:].reshape(len(self._marker_ids), -1, 3)
+        seen = [k for k, i in enumerate(self._marker_ids) if i in reg.markers_px]
+        marker_white = np.median(white_bgr[seen], axis=1) if seen else np.zeros((0, 3), np.float32)
+        lab = white_balance(raw, fit_white_field(self._marker_xy[seen], marker_white, pts))
+        return radial_profile(lab.reshape(len(idx), -1, 3))
+
     def sample(self, frame: np.ndarray, reg: Registration) -> np.ndarray:
         """float32 (S, P, 3) white-balanced Lab at every sample point of every space."""
         return self.balance(self.sample_bgr(frame, reg), reg)[0]
@@ -303,7 +323,8 @@ class BoardReader:
                      rows: np.ndarray, evidence: np.ndarray, veil: np.ndarray | None = None,
                      committed: list[SpaceReading] | None = None,
                      hidden: np.ndarray | None = None,
-                     clipped: np.ndarray | None = None) -> tuple[list[SpaceReading], np.ndarray]:
+                     clipped: np.ndarray | None = None,
+                     profiles=None) -> tuple[list[SpaceReading], np.ndarray]:
         """Meeples and spore sides from the learned pieces (:mod:`companion.vision.pieces`).
 
         ``lab``, ``ll``: samples and log-likelihoods of the spaces ``rows`` (int (n,)), whose
@@ -315,7 +336,9 @@ class BoardReader:
         Meeples are assigned jointly over all spaces, the
         spaces whose meeple changed are read again with it, spore sides by distance to the
         learned sides.  ``clipped``: bool (n,) spaces of ``rows`` where the camera clipped (their
-        scores say nothing of an object over them).
+        scores say nothing of an object over them).  ``profiles``: callable, board space
+        indices -> float32 (n, R) radial profiles (:meth:`spore_profiles`), or ``None``: the
+        side of an uncovered spore is then weighed on its ring statistics alone.
 
         Spaces something covers (:func:`companion.vision.covered.covered_spaces`, on the
         readings without meeples, a space where a meeple was seen being no seed) hold no meeple,
@@ -395,8 +418,9 @@ class BoardReader:
         side_conf = {}
         if sp:
             feat = features(sp)
+            prof = profiles(rows[sp]) if profiles is not None and model.side_profile is not None else None
             used, sconf = model.spore_side(feat, np.array([players.index(readings[s].player) for s in sp]),
-                                           owner[sp] >= 0)
+                                           owner[sp] >= 0, prof)
             for i, s in enumerate(sp):
                 r = readings[s]
                 if owner[s] == players.index(r.player) and sconf[i] < COVERED_SIDE_MIN:
@@ -573,7 +597,7 @@ class BoardReader:
             # the object's (a hand's rim or shadow over a piece laid under it), and the clean
             # view may look like them within noise or by light alone
             rows = np.union1d(np.setdiff1d(rows, relit), self._covered_rows(previous)).astype(rows.dtype)
-            reading = self._read_changes(bgr, reg, cands, previous, rows)
+            reading = self._read_changes(bgr, reg, cands, previous, rows, frame)
             reading.rechecked, reading.relit = searched, len(relit)
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
@@ -612,7 +636,8 @@ class BoardReader:
             evidence = np.zeros((len(readings), 4), np.float32)
             rows = np.arange(len(readings))
             readings, covered = self._pieces_pass(lab, self._ll, cands, readings, rows, evidence, veil,
-                                                  hidden=self._hidden_core(reg), clipped=clipped)
+                                                  hidden=self._hidden_core(reg), clipped=clipped,
+                                                  profiles=lambda idx: self.spore_profiles(frame, reg, bgr, idx))
         else:
             covered = self._covered(readings, np.arange(len(readings)), readings, clipped)
         if veil is not None:
@@ -734,10 +759,11 @@ class BoardReader:
         return Reading(board, conf, reg, spaces, unreadable, bgr, veil, evidence, changed)
 
     def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading,
-                      rows: np.ndarray) -> Reading:
+                      rows: np.ndarray, frame: np.ndarray | None = None) -> Reading:
         """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since
         ``previous``, and the spore of a meeple that left them and was seen nowhere else
-        (:meth:`_lost_homes`)."""
+        (:meth:`_lost_homes`).  ``frame``: the BGR uint8 frame, for the radial profiles of the
+        spores among them (``None``: their sides on ring statistics alone)."""
         n = len(self._space_pts)
         old = [previous.spaces[h] for h in self.geo.spaces]
         if not len(rows):
@@ -763,11 +789,13 @@ class BoardReader:
         clipped_rows = clipped_fractions(raw, len(rows))[1] >= CLIPPED_GLARE
         if self.profile.pieces is not None and previous.evidence is not None:
             evidence = previous.evidence.copy()
+            profiles = None if frame is None else (lambda idx: self.spore_profiles(frame, reg, bgr, idx))
             new, covered = self._pieces_pass(lab, ll, cands, new, rows, evidence, veil, committed=old,
-                                             hidden=self._hidden_core(reg)[rows], clipped=clipped_rows)
+                                             hidden=self._hidden_core(reg)[rows], clipped=clipped_rows,
+                                             profiles=profiles)
             homes = self._lost_homes(rows, old, new)
             if len(homes):
-                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype))
+                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype), frame)
         else:
             covered = self._covered(new, rows, _whole(new, rows, old), clipped_rows)
         readings = list(old)
