@@ -141,3 +141,22 @@ def test_a_frame_file_cut_short_is_skipped_not_read_as_half_a_board(tmp_path):
         src.read()
     src.reopen()
     assert src.read() is not None and src.read() is None
+
+
+def meeple_moved(img: np.ndarray) -> np.ndarray:
+    out = img.copy()
+    cv2.circle(out, (500, 260), 6, (20, 20, 160), -1)   # a small piece, well under the motion share
+    return out
+
+
+def test_a_change_no_frame_showed_happening_is_read_once_it_lasts():
+    # a camera slower than the hand (or a folder of photos): the meeple is elsewhere from one
+    # frame to the next, a change too small to be motion; it must still be read, once
+    gate = StillnessGate(still_ms=300)
+    a = board_image()
+    b = meeple_moved(a)
+    assert 0 < (cv2.absdiff(cv2.cvtColor(a, cv2.COLOR_BGR2GRAY), cv2.cvtColor(b, cv2.COLOR_BGR2GRAY)) > 18).mean() < gate.motion_fraction
+    seq = [a] * 5 + [b] * 8
+    fired = [gate.feed(img, 100 * i) for i, img in enumerate(seq)]
+    assert [i for i, f in enumerate(fired) if f] == [3, 8]
+    assert not gate.motion
