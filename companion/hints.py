@@ -115,12 +115,13 @@ def _assign(demands: list[tuple[str, list[Hex]]], spots: list[Hex]) -> list[Hex 
 
 def _tiles_first(who: str, player: str, n: int) -> str:
     """How far a substrate or tree is, said the same way for both: the tiles ``who`` must grow
-    before the tile that degrades the substrate (laid on it, 5.a) or forms the mycorrhiza
-    (laid beside the tree, 5.b) can be laid; 0: that tile can be laid now."""
-    whom = "you" if who == player else who
+    before the space of the tile that degrades the substrate (laid on it, 5.a) or forms the
+    mycorrhiza (laid beside the tree, 5.b) is in reach; 0: in reach now.  A distance, not a
+    promise: whether a tile in hand fits there (its colours facing the right way) is not said."""
+    whose = "your" if who == player else f"{who}'s"
     if n == 0:
-        return f"{whom} can lay that tile now"
-    return f"{n} tile(s) for {whom} to grow first"
+        return f"in reach of {whose} network now"
+    return f"{n} tile(s) for {'you' if who == player else who} to grow first"
 
 
 def _substrate_steps(b: Board, player: str, short: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:

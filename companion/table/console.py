@@ -41,7 +41,7 @@ class ConsoleLog:
         self.illegal_hint = illegal_hint
         self._question: dict | None = None
         self._choosers: list[str] = []
-        self._reveal_said: tuple = ()
+        self._reveal_said: dict[str, int] = {}   # free market places per deck, when last looked
         self.closed = False
 
     def __call__(self, msg: Message) -> None:
@@ -109,12 +109,14 @@ class ConsoleLog:
             return
         from companion.table.session import reveal_offer
         offer = reveal_offer(self.session.position, self.session.edition)
-        key = tuple(sorted((deck, o["missing"]) for deck, o in (offer or {}).items()))
-        if key and key != self._reveal_said:
-            places = " and ".join(f"{n} of deck {deck.upper()}" for deck, n in key)
-            self._print(f"[market] turn up the next card(s) into the free market places ({places}) and enter "
-                        f"them ({self.answers})")
-        self._reveal_said = key
+        free = {deck: o["missing"] for deck, o in (offer or {}).items()}
+        # said when places open (set-up, a purchase), not again as each card is entered
+        if any(n > self._reveal_said.get(deck, 0) for deck, n in free.items()):
+            places = " and ".join(f"{n} of deck {deck.upper()}" for deck, n in sorted(free.items()))
+            how = "" if self.answers == ON_THE_DASHBOARD else f"; {self.answers}"
+            self._print(f"[market] turn up cards into the market's free places ({places}) and enter them on "
+                        f"the dashboard{how}")
+        self._reveal_said = free
 
     def _print(self, text: str) -> None:
         if self.closed:

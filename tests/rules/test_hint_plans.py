@@ -34,8 +34,8 @@ def steps_of(pos, player="blue"):
 def where(steps, who):
     """The substrate labels and distances a payer's pink step names."""
     (step,) = [s for s in steps if s.startswith(f"{who}: ") and "pink" in s]
-    found = re.findall(r"wood substrate at (\w+) \((?:(\d+) tile\(s\) for (\w+) to grow first|(\w+) can lay that tile now)\)", step)
-    return [(at, n or "0", who or now) for at, n, who, now in found]
+    found = re.findall(r"wood substrate at (\w+) \((?:(\d+) tile\(s\) for (\w+) to grow first|in reach of (\w+?)(?:'s)? network now)\)", step)
+    return [(at, n or "0", who or {"your": "you"}.get(now, now)) for at, n, who, now in found]
 
 
 def test_each_payer_is_sent_to_the_substrate_near_their_own_network():
@@ -90,9 +90,9 @@ def test_a_substrate_and_a_tree_the_next_tile_reaches_are_both_said_to_be_reacha
     # "1 space away" for the other
     steps = steps_of(team_position({(4, -1): "wood"}))   # the wood token beside blue's spore
     (mine,) = [s for s in steps if s.startswith("you: ")]
-    assert "degrade the wood substrate" in mine and "(you can lay that tile now)" in mine, mine
+    assert "degrade the wood substrate" in mine and "(in reach of your network now)" in mine, mine
     steps = steps_of(team_position({}))                 # tree A two spaces from black's spore
     (theirs,) = [s for s in steps if s.startswith("black: ")]
-    assert f"tree A ({ED.label(TREES[0])})" in theirs and "black can lay that tile now" in theirs, theirs
+    assert f"tree A ({ED.label(TREES[0])})" in theirs and "in reach of black's network now" in theirs, theirs
     (mine,) = [s for s in steps if s.startswith("you: ")]   # tree D three spaces from blue's
     assert "1 tile(s) for you to grow first" in mine, mine

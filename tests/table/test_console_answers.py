@@ -150,7 +150,14 @@ def test_a_real_table_without_a_dashboard_is_told_to_turn_up_the_market_once():
         session.submit({"player": "blue", "action": "draw", "tile": tile}, source="reader")
     said = [line for line in out.getvalue().splitlines() if line.startswith("[market]")]
     assert len(said) == 1, out.getvalue()
-    assert "deck A" in said[0] and "deck B" in said[0] and said[0].endswith(f"({NO_DASHBOARD})")
+    assert "deck A" in said[0] and "deck B" in said[0] and said[0].endswith(f"on the dashboard; {NO_DASHBOARD}")
+    # each card entered fills a place: nothing more is said until a purchase opens one again
+    from companion.market import face_down
+    for deck in ("a", "b"):
+        session.submit({"player": "table", "action": "reveal", "deck": deck,
+                        "card": face_down(session.position, session.edition, deck)[0]}, source="dashboard")
+    assert all(len(cards) == 1 for cards in session.position.market.values()), out.getvalue()
+    assert sum(line.startswith("[market]") for line in out.getvalue().splitlines()) == 1, out.getvalue()
 
 
 def test_the_demo_never_asks_for_market_cards():
