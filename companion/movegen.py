@@ -84,7 +84,8 @@ def removals(b: Board, player: str) -> list[dict[str, Any]]:
 
 def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str, Any]]:
     """All legal choices of the active player (and of any player with a displaced spore)
-    in ``pos``, as move documents.  Empty when the game is over."""
+    in ``pos``, as move documents.  Empty when the game is over, and during the opening
+    draws (a draw is the bag's, not a choice; rulebook 3)."""
     ed = edition or load_edition(pos.edition)
     if pos.result is not None:
         return []
@@ -95,6 +96,8 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
         if spore is not None and spore.at is None:
             out += [{"player": color, "action": "relocate", "to": _hx(h)} for h in starting_spaces(b, color)]
     if pos.in_setup:
+        if any(len(pos.hands[c]) < 3 for c in pos.colors) and pos.bag > 0:
+            return out   # the opening draws come first (3), and a draw is the bag's, not a choice
         return [{"player": p, "action": "spore", "at": _hx(h)} for h in starting_spaces(b, p)]
     taken = pos.taken
     if "buy" in taken:
