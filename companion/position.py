@@ -402,6 +402,11 @@ def _parse_position(doc: Any, meeple_colors: tuple[str, ...]) -> Position:
             raise PositionError(f"board.substrates[{i}].kind", f"must be wood or soil, got {kind!r}")
         if h in pos.substrates:
             raise PositionError(f"board.substrates[{i}].at", f"{list(h)} already holds a substrate")
+        if occupied.get(h) in ("tree", "tile", "rock"):
+            # 2.c / 5.a: a token drawn onto a tree is drawn again; one landing on a tile or rock
+            # discards it, so a token never shares its space with any of them
+            raise PositionError(f"board.substrates[{i}].at", f"{list(h)} holds a {occupied[h]}: a substrate never "
+                                "shares its space with a tree, tile or rock (rulebook 2.c, 5.a)")
         pos.substrates[h] = kind
     spores = board.get("spores") or {}
     if not isinstance(spores, dict):

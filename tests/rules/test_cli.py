@@ -137,7 +137,7 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     ({"market": {"a": ["a01", "a02", "a03", "a04"], "b": []}}, "market.a"),
     ({"market": {"a": [], "b": [], "c": []}}, "market.c"),
     ({"bag": 1000}, "bag"),
-    ({"board": {"rocks": [[0, 0], [1, 1], [2, 2], [-1, -1], [-2, 2]]}}, "board.rocks"),
+    ({"board": {"rocks": [[0, 0], [1, 1], [2, 2], [-1, -1], [-3, 1]]}}, "board.rocks"),
     ({"nutrients": {"blue": {"pink": 8}, "orange": {"pink": 8}}}, "nutrients"),
     ({"board": {"spores": {"blue": {"at": [-4, 1], "used": False}, "orange": {"at": [-4, 0], "used": False}},
                 "meeples": {"blue": [-4, 1], "orange": [-4, 0]}}}, "board.spores.orange.at"),

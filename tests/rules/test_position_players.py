@@ -24,3 +24,12 @@ def test_a_team_game_needs_two_teams_of_two():
                          teams={"blue": "1", "orange": "2", "red": "1", "black": "2"},
                          spores={"blue": (4, 0), "orange": (-4, 0), "red": (0, 4), "black": (0, -4)})
     assert len(four.colors) == 4
+
+
+def test_a_substrate_on_a_tree_or_a_tile_is_refused():
+    # 2.c: a token drawn onto a tree is drawn again; 5.a: one landing on a tile discards it
+    with pytest.raises(PositionError, match="never shares its space") as e:
+        make_position(trees=[(1, 0)], substrates={(1, 0): "wood"})
+    assert e.value.field == "board.substrates[0].at"
+    with pytest.raises(PositionError, match="holds a tile"):
+        make_position(tiles={(2, 0): "P03"}, substrates={(2, 0): "soil"})
