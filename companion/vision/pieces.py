@@ -432,7 +432,8 @@ well enough to overrule what its colours said."""
 
 def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of: np.ndarray,
                     player_class: np.ndarray, flat_classes: np.ndarray, features=None,
-                    hidden: np.ndarray | None = None) -> np.ndarray:
+                    hidden: np.ndarray | None = None, on_tile: np.ndarray | None = None,
+                    tile_flat_classes: np.ndarray | None = None) -> np.ndarray:
     """float32 (S, 4) evidence (log-likelihood units) that each player's meeple stands on each space.
 
     ``lab``: float32 (S, P, 3) Lab samples; ``ll``: float32 (S, P, K) their clipped class
@@ -455,11 +456,22 @@ def meeple_evidence(lab: np.ndarray, ll: np.ndarray, model: PieceModel, spore_of
     symbol show beside its foot on the side towards the camera; the better of the two views
     (whole core, hidden part) counts, as a meeple leaning or smaller than documented hides
     other points.
+
+    ``on_tile``: bool (S,) spaces read as a tile, with ``tile_flat_classes`` the flat classes
+    that may show at a tile's centre (``flat_classes`` less the substrates): a tile laid on a
+    substrate covers it and the token is discarded (rulebook 5.a), so no substrate shows on a
+    tile, and there the meeple's colour is weighed against the tile's own surfaces only.  Under
+    a dim warm lamp an orange meeple on a tile looks about as much like a wood substrate as
+    like itself.  ``None``: every flat class everywhere.
     """
     pts = np.r_[np.arange(L.CAP.start, L.CAP.stop), RING_POINTS["core"]]
     x = lab[:, pts]
     m = model.meeple_colour_ll(x)  # (S, n, 4)
     alt = ll[:, pts][:, :, flat_classes].max(2)  # (S, n)
+    if on_tile is not None and tile_flat_classes is not None and np.any(on_tile):
+        # no substrate lies on a tile (rulebook 5.a): its look is no rival of a meeple there
+        t = np.flatnonzero(on_tile)
+        alt[t] = ll[t][:, pts][:, :, tile_flat_classes].max(2)
     S = len(lab)
     on_spore = spore_of >= 0
     if on_spore.any():

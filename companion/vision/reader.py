@@ -355,7 +355,9 @@ class BoardReader:
                              for r in readings])
         pclass = np.array([CLASSES.index(p) for p in PLAYERS])
         flat = np.array([i for i, c in enumerate(CLASSES) if c not in PLAYERS])
-        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden)
+        on_tile = np.array([r.kind == "tile" for r in readings], bool)
+        tile_flat = np.array([i for i in flat if CLASSES[i] not in ("wood", "soil")])
+        evidence[rows] = meeple_evidence(lab, ll, model, spore_of, pclass, flat, features, hidden, on_tile, tile_flat)
         glared = self._glared(veil)
         whole = _whole(readings, rows, committed)
         stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
