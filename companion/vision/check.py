@@ -193,6 +193,7 @@ def check_frame(frame: np.ndarray, reg, geo: BoardGeometry, profile: ColourProfi
                 "and pass its profile with --profile", "off-profile")
         raise FrameQualityError(
             f"the frame's colours are far from the calibrated colour profile ({share}): the camera's colour "
-            "settings or the lamp changed since calibration; restore them, or run 'calibrate pieces' again",
+            "settings or the lamp changed since calibration, or this is another copy of the game; restore them, "
+            "or run 'calibrate pieces' again (with this copy's layout photos)",
             "off-profile")
     return s

@@ -212,6 +212,7 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
     readable = lambda at: _space(at) not in unreadable  # noqa: E731 - a guess there is no reading
     lines = [f"board registered with markers {', '.join(str(m) for m in sorted(reg.markers_px))} "
              f"(reprojection {reg.reprojection_px:.2f} px)"]
+    lines += [f"warning: {w}" for w in reg.warnings()]   # the text says what --json says
 
     def listing(what: str, items: list[str]) -> None:
         lines.append(f"{what}: {', '.join(items) if items else 'none'}")

@@ -25,3 +25,4 @@ def test_off_profile_with_the_built_in_profile_asks_for_a_calibration(geo, photo
     with pytest.raises(FrameQualityError) as exc:
         BoardReader(geo, intrinsics=intr, profile=profile).read(spoiled)
     assert "changed since calibration" in str(exc.value)
+    assert "another copy of the game" in str(exc.value)   # a photo of another copy looks the same

@@ -144,6 +144,10 @@ def test_duplicate_marker_case_reads_right_through_read_board(capsys):
     assert result["registration"]["reprojection_px"] < 2.0
     assert len(result["board"]["tiles"]) == 4  # the README of the case: 4 tiles on the board
     assert result["registration"]["warnings"][0].startswith("marker 0 is seen more than once")
+    # the text output says it too, not only --json
+    assert companion_main(["read-board", str(CASES / "dup_marker_frame.jpg")]) == 0
+    out, _ = capsys.readouterr()
+    assert "warning: marker 0 is seen more than once" in out
 
 
 def test_duplicate_marker_case_without_the_real_marker_is_refused_naming_it(tmp_path, capsys, geo):
