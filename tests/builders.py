@@ -90,3 +90,22 @@ def kill_after_moves(cmd: list[str], db, moves: int, timeout_s: float, cwd=None)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=10)
+
+
+def setup_position_doc(substrates: list[dict]) -> dict[str, Any]:
+    """A 2-player game at set-up as a position document (rulebook 2.c: the 4 substrate tokens
+    to lay), with ``substrates`` (``[{"at": [q, r], "kind": "wood"}, ...]``) on the board and the
+    rest pending; the easy card's trees, no spore, empty hands."""
+    pending = ["wood", "wood", "soil", "soil"]
+    for s in substrates:
+        pending.remove(s["kind"])
+    return {"edition": "default", "mode": "competitive", "difficulty": "easy",
+            "players": [{"color": "blue", "team": None}, {"color": "orange", "team": None}],
+            "active": "blue", "turn": {"taken": [], "number": 1},
+            "board": {"tiles": [], "rocks": [], "substrates": list(substrates), "spores": {},
+                      "meeples": {"blue": None, "orange": None},
+                      "trees": [{"at": at, "mycorrhizae": [None] * 4} for at in ([-2, 0], [2, -2], [-1, 2], [1, 1])]},
+            "hands": {"blue": [], "orange": []}, "bag": 48,
+            "nutrients": {c: {"pink": 0, "yellow": 0, "white": 0} for c in ("blue", "orange")},
+            "cards": {"blue": [], "orange": []}, "market": {"a": [], "b": []}, "decks": {"a": 12, "b": 12},
+            "discard": [], "pending": {"substrates": pending}, "missions": [], "result": None, "options": {}}

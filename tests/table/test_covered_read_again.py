@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from builders import setup_position_doc
 from companion.game import Game
 from companion.hexgrid import Hex
 from companion.position import Position
@@ -30,17 +31,8 @@ TOKEN = {"at": [F4.q, F4.r], "kind": "soil"}
 def _setup() -> dict:
     """A 2-player game at set-up with one soil token still to lay (rulebook 2.c), the other three
     laid."""
-    laid = [{"at": [1, -1], "kind": "wood"}, {"at": [0, 0], "kind": "wood"}, {"at": [0, -2], "kind": "soil"}]
-    return {"edition": "default", "mode": "competitive", "difficulty": "easy",
-            "players": [{"color": "blue", "team": None}, {"color": "orange", "team": None}],
-            "active": "blue", "turn": {"taken": [], "number": 1},
-            "board": {"tiles": [], "rocks": [], "substrates": laid, "spores": {},
-                      "meeples": {"blue": None, "orange": None},
-                      "trees": [{"at": at, "mycorrhizae": [None] * 4} for at in ([-2, 0], [2, -2], [-1, 2], [1, 1])]},
-            "hands": {"blue": [], "orange": []}, "bag": 48,
-            "nutrients": {c: {"pink": 0, "yellow": 0, "white": 0} for c in ("blue", "orange")},
-            "cards": {"blue": [], "orange": []}, "market": {"a": [], "b": []}, "decks": {"a": 12, "b": 12},
-            "discard": [], "pending": {"substrates": ["soil"]}, "missions": [], "result": None, "options": {}}
+    return setup_position_doc([{"at": [1, -1], "kind": "wood"}, {"at": [0, 0], "kind": "wood"},
+                               {"at": [0, -2], "kind": "soil"}])
 
 
 class ScriptedReader:

@@ -16,6 +16,7 @@ import json
 
 import cv2
 
+from builders import setup_position_doc
 from companion.cli import main
 from companion.game import Game
 from companion.position import Position
@@ -27,28 +28,9 @@ TOKENS = [{"at": [1, -1], "kind": "wood"}, {"at": [0, 0], "kind": "wood"},    # 
           {"at": [0, -2], "kind": "soil"}, {"at": [-1, 1], "kind": "soil"}]   # C3, F4 (under the hand)
 
 
-def _start(substrates: list[dict]) -> dict:
-    """A 2-player game at set-up (rulebook 2.c: the 4 substrate tokens still to lay), with
-    ``substrates`` on the board and the rest pending."""
-    laid = [s["kind"] for s in substrates]
-    pending = ["wood", "wood", "soil", "soil"]
-    for k in laid:
-        pending.remove(k)
-    return {"edition": "default", "mode": "competitive", "difficulty": "easy",
-            "players": [{"color": "blue", "team": None}, {"color": "orange", "team": None}],
-            "active": "blue", "turn": {"taken": [], "number": 1},
-            "board": {"tiles": [], "rocks": [], "substrates": substrates, "spores": {},
-                      "meeples": {"blue": None, "orange": None},
-                      "trees": [{"at": at, "mycorrhizae": [None] * 4} for at in ([-2, 0], [2, -2], [-1, 2], [1, 1])]},
-            "hands": {"blue": [], "orange": []}, "bag": 48,
-            "nutrients": {c: {"pink": 0, "yellow": 0, "white": 0} for c in ("blue", "orange")},
-            "cards": {"blue": [], "orange": []}, "market": {"a": [], "b": []}, "decks": {"a": 12, "b": 12},
-            "discard": [], "pending": {"substrates": pending}, "missions": [], "result": None, "options": {}}
-
-
 def _photo(tmp_path, name: str, substrates: list[dict], *objects: str):
     pos, out = tmp_path / f"{name}.json", tmp_path / f"{name}.jpg"
-    pos.write_text(json.dumps(_start(substrates)))
+    pos.write_text(json.dumps(setup_position_doc(substrates)))
     args = ["sim-photo", "--position", str(pos), "--out", str(out), "--seed", "3"]
     for o in objects:
         args += ["--object", o]
@@ -63,7 +45,7 @@ def test_a_piece_laid_under_a_resting_hand_is_read_once_the_hand_lifts(tmp_path)
     hand = _photo(tmp_path, "hand", TOKENS, "hand")
     mug = _photo(tmp_path, "mug", TOKENS, "mug")
     clean = _photo(tmp_path, "clean", TOKENS)
-    session = TableSession(Game(Position.from_json(_start([]))))
+    session = TableSession(Game(Position.from_json(setup_position_doc([]))))
     live = LiveTable(session)
     t = 0.0
     for image, n in ((empty, 5), (hand, 5), (mug, 2), (clean, 5)):
