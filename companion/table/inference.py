@@ -173,7 +173,9 @@ def candidate_moves(pos: Position, edition: Edition, diff: set[Hex]) -> list[dic
 
 MAX_DEPTH = 3
 """Moves looked for in one still period in play: a turn has one placement, one meeple move and
-one removal (rulebook 4), so three cover everything one player can do before the board is still."""
+one removal (rulebook 4), so three cover everything one player can do before the board is still.
+A substrate token laid in play to replace a consumed one (5.a) is forced by the rules, not one
+of these actions, and does not count (:func:`explain`)."""
 
 
 def moves_in_one_go(pos: Position) -> int:
@@ -201,7 +203,10 @@ BEAM = 48
 def explain(pos: Position, edition: Edition, observed: View, max_depth: int | None = None, beam: int = BEAM) -> Explanation:
     """Search every sequence of up to ``max_depth`` legal moves turning ``pos`` into ``observed``
     (by default :func:`moves_in_one_go`: three in play, every open set-up placement during the
-    set-up).
+    set-up).  In play the substrate tokens laid in the sequence are not counted: a token
+    consumed by a tile is replaced at once by one of the same kind (rulebook 5.a), so a
+    placement on a token, its replacement, a meeple move and a removal are read from one
+    still period.
 
     A step is kept when it brings the board closer to the reading, or when it only changes
     spaces that already differ and a later action of the turn could change them again: that
@@ -226,10 +231,19 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int | No
     frontier: list[tuple[list[dict[str, Any]], Position, set[Hex], int]] = [([], pos, diff, expected.mismatches(observed))]
     found: dict[str, int] = {}
     visited = {position_key(pos)}
-    for _depth in range(max_depth):
-        nxt = []
-        for seq, p, p_diff, p_miss in frontier:
+    # In play a token laid to replace a consumed one (5.a) is forced by the rules, not one of
+    # the player's actions: it does not count against the depth.  Steps that lay one are
+    # searched on at the same depth, and a last round looks only for them (after the
+    # player's last action).
+    free = () if pos.in_setup else ("substrate",)
+    for depth in range(max_depth + (1 if free else 0)):
+        nxt: list = []
+        todo = list(frontier)
+        while todo:
+            seq, p, p_diff, p_miss = todo.pop(0)
             for mv in candidate_moves(p, edition, p_diff):
+                if depth == max_depth and mv["action"] not in free:
+                    continue
                 try:
                     q = apply(p, mv, edition).position
                 except IllegalMove:
@@ -252,7 +266,7 @@ def explain(pos: Position, edition: Edition, observed: View, max_depth: int | No
                 if key in visited:
                     continue
                 visited.add(key)
-                nxt.append((seq + [mv], q, left, miss))
+                (todo if mv["action"] in free else nxt).append((seq + [mv], q, left, miss))
         nxt.sort(key=lambda item: item[3])
         frontier = nxt[:beam]
         if not frontier:

@@ -218,3 +218,48 @@ def test_a_tile_removed_and_a_rock_put_in_its_place_is_explained():
         final = apply(apply(pos, rm, ed).position, rock, ed).position
         keys = [position_key(q) for _, q in explain(pos, ed, view_of_position(final)).matches]
         assert position_key(final) in keys, (rm, rock)
+
+
+def _turn_with_a_replaced_token(seed: int):
+    """From a bot game, a start-of-turn position and the four moves of one still period: the
+    active player's tile on a substrate token (consumed, 5.a), the token of the same kind that
+    replaces it on an empty space, a meeple move and a removal."""
+    table, rng = BotTable(GameConfig(), seed=seed), random.Random(seed)
+    while table.position.result is None:
+        table.play_turn()
+        pos, ed = table.position, table.edition
+        if pos.in_setup or pos.taken or pos.pending_substrates or pos.meeples.get(pos.active) is None:
+            continue
+        who = pos.active
+        for place in movegen.placements(Board(pos, ed), who):
+            if Hex(*place["at"]) not in pos.substrates:
+                continue
+            placed = apply(pos, place, ed).position
+            empty = [h for h in sorted(ed.spaces) if placed.occupant(h) is None and h not in placed.substrates
+                     and h not in placed.trees and h not in placed.meeples.values()]
+            at = rng.choice(empty)
+            token = {"player": "table", "action": "substrate", "kind": placed.pending_substrates[0], "at": [at.q, at.r]}
+            laid = apply(placed, token, ed).position
+            for move in movegen.meeple_moves(Board(laid, ed), who):
+                moved = apply(laid, move, ed).position
+                for removal in movegen.removals(Board(moved, ed), who):
+                    return pos, [place, token, move, removal], apply(moved, removal, ed).position
+    raise AssertionError(f"no turn with a tile on a substrate, a meeple move and a removal in seed {seed}")
+
+
+def test_a_replacement_token_laid_with_the_players_three_actions_is_read():
+    """5.a: the token a tile consumes is replaced at once by one of the same kind.  Laid in the
+    same still period as the player's placement, meeple move and removal, it makes four moves;
+    the replacement is the rules', not the player's, so the camera reads all four (it used to
+    call the board a mismatch) and logs the token right after the tile that consumed it."""
+    from test_setup_in_one_go import Table
+    for seed in range(2):
+        start, moves, final = _turn_with_a_replaced_token(seed)
+        t = Table(start)
+        t.show(start.to_json()["board"])
+        t.show(final.to_json()["board"])
+        s = t.session
+        assert [(e.move["action"], e.move.get("at") or e.move.get("to")) for e in s.game.events] == \
+            [(m["action"], m.get("at") or m.get("to")) for m in moves]
+        assert position_key(s.position) == position_key(final)
+        assert not any(m.kind in ("mismatch", "illegal", "question") for m in s.bus.since(0))

@@ -36,10 +36,12 @@ class ScriptedReader:
 
 
 class Table:
-    """A live table at a real table's start (nothing dealt), fed frames 100 ms apart."""
+    """A live table at a real table's start (nothing dealt), or at ``pos``, fed frames 100 ms
+    apart."""
 
-    def __init__(self):
-        pos, _ = new_game(GameConfig(), load_edition(), random.Random(3), deal=False)
+    def __init__(self, pos: Position | None = None):
+        if pos is None:
+            pos, _ = new_game(GameConfig(), load_edition(), random.Random(3), deal=False)
         self.session = TableSession(Game(pos))
         self.reader = ScriptedReader()
         self.live = LiveTable(self.session, reader=self.reader)
