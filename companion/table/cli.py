@@ -481,7 +481,7 @@ def stop_report(live, bag, moves_before: int, db: str | None, record: str | None
     else:
         refused = f", {st['read_errors']} refused by the board reader" if st["read_errors"] else ""
         lines.append(f"the camera gave {st['frames']} frame(s): {st['reads']} still frame(s) read{refused}, "
-                     f"{len(live.commit_latencies_ms)} move(s) seen")
+                     f"{st['moves_read']} move(s) seen")
     if bag is not None:
         if st["reader_connects"] == 0:
             lines.append(f"the bag reader never answered: {bag.search_report()}")

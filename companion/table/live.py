@@ -145,8 +145,14 @@ class LiveTable:
         self.pending: deque[PendingInput] = deque()
         self.stats = {"frames": 0, "reads": 0, "read_errors": 0, "frame_errors": 0, "held_low_confidence": 0, "questions": 0,
                       "mismatches": 0, "last_read_ms": 0.0, "last_commit_latency_ms": 0.0,
-                      "reads_in_play": 0, "last_read_changed": None, "reader_connects": 0, "reader_events": 0}
+                      "reads_in_play": 0, "last_read_changed": None, "reader_connects": 0, "reader_events": 0,
+                      "moves_read": 0, "illegal_read": 0}
+        """Counts of what the camera and the bag reader gave.  ``moves_read``: the moves committed
+        from the camera's readings (a still frame may show several; the answers to the camera's
+        questions and the moves that waited for the players' choices count once played);
+        ``illegal_read``: still frames showing a move the rules refuse (each announced once)."""
         self.commit_latencies_ms: list[float] = []
+        """Per still frame that committed moves, how long its reading and inference took (ms)."""
         self._last_attempt: dict[str, Any] | None = None
         self._last_uncertain: frozenset = frozenset()
         self._held: HeldReading | None = None   # the unsure reading waiting for a clearer view
@@ -171,6 +177,7 @@ class LiveTable:
         self.give_up_s = GIVE_UP_S
         """Seconds of reopening without a frame after which the loop stops and says why."""
         self._awaiting_reading = None   # the reading whose move waits for the players' choices
+        self._camera_move_waits = False   # the move waiting for the players' choices is the camera's
         self.feed = None
         """A lazy :class:`web.setup.CameraFeed`: every frame is offered to the dashboard's
         camera setup page (it copies one only while the page is open)."""
@@ -192,7 +199,10 @@ class LiveTable:
             self._recheck = True
             if msg.kind == "choices_done" and self._awaiting_reading is not None:
                 self._committed = self._awaiting_reading
+            if msg.kind == "choices_done" and self._camera_move_waits:
+                self.stats["moves_read"] += 1
             self._awaiting_reading = None
+            self._camera_move_waits = False
             self.pending = deque(PendingInput(self.clock(), p.move, p.turn) for p in self.pending)
 
     @property
@@ -318,6 +328,8 @@ class LiveTable:
                     s.submit(mv, source="camera")
                 if s.choices is not None and s.choices.source == "camera":
                     self._awaiting_reading = reading
+                    self._camera_move_waits = True
+                self.stats["moves_read"] += len(s.game.events) - n0
                 if len(s.game.events) > n0:
                     self._committed = reading
                     lat = (time.perf_counter() - t0) * 1000
@@ -333,6 +345,7 @@ class LiveTable:
             if attempt is not None and not s.game.check(attempt).legal:
                 if attempt != self._last_attempt:
                     self._last_attempt = attempt
+                    self.stats["illegal_read"] += 1
                     s.submit(attempt, source="camera")
                 return
             self.stats["mismatches"] += 1
@@ -405,8 +418,20 @@ class LiveTable:
         else:
             detail = "The camera sees the same board after each of them."
             prompt = "The camera sees the same board after each of these; which happened?"
-        self._asked = s.ask(prompt, choices, title="Which of these happened?", detail=detail).id
+        self._asked = s.ask(prompt, choices, lambda i: self._play_answer(choices[i]["moves"]),
+                            title="Which of these happened?", detail=detail).id
         return True
+
+    def _play_answer(self, moves: list[dict[str, Any]]) -> None:
+        """Play the moves of the answer the table gave to a question of the camera's (they are
+        moves the camera read: :attr:`stats` counts them)."""
+        s = self.session
+        n0 = len(s.game.events)
+        for mv in moves:
+            s.submit(mv, source="answer")
+        if s.choices is not None and s.choices.source == "answer":
+            self._camera_move_waits = True
+        self.stats["moves_read"] += len(s.game.events) - n0
 
     # --- tile bag -----------------------------------------------------------------------
     def on_reader_event(self, ev: dict[str, Any]) -> None:
@@ -715,11 +740,13 @@ class LiveTable:
     def why_no_moves(self, reader_attached: bool, from_file: bool = False) -> str | None:
         """Why a run over a finite set of frames committed no move from the camera, in a
         sentence (``None`` when it committed one).  Read from :attr:`stats`: no frame at all
-        (every file unreadable), no still frame, every still frame refused, a board that never
-        matched the game, a board that never changed.  ``from_file``: the frames came from one
-        file (a photo or a video), not a folder, and are spoken of so."""
+        (every file unreadable), no still frame, every still frame refused, a move the rules
+        refuse (the ``[ILLEGAL ...]`` line the terminal printed), a question of the camera's
+        left unanswered, a board that never matched the game, a board that never changed.
+        ``from_file``: the frames came from one file (a photo or a video), not a folder, and
+        are spoken of so."""
         st = self.stats
-        if self.commit_latencies_ms:
+        if st["moves_read"]:
             return None
         if st["frames"] == 0:
             return (f"none of its {self.frame_errors} frame(s) could be read as an image" if self.frame_errors
@@ -744,6 +771,15 @@ class LiveTable:
         no_draws = ("" if reader_attached or tiles_drawn else
                     "; no tile was drawn (without a bag reader, --rfid none, each draw is entered on the "
                     "dashboard with 'Drew a tile'), so no placement could be legal")
+        said = []
+        if st["illegal_read"]:
+            n = st["illegal_read"]
+            said.append(f"the board showed {'a move' if n == 1 else f'{n} moves'} the rules refuse (the [ILLEGAL ...] "
+                        f"line{'' if n == 1 else 's'} above) and no legal move")
+        if st["questions"]:
+            said.append("the camera's question of which move was made (the [?] line above) was not answered")
+        if said:
+            return f"{st['reads']} still frames were read, but " + "; and ".join(said) + no_draws
         if st["mismatches"] or st["held_low_confidence"]:
             return (f"{st['reads']} still frames were read, but the board never matched a legal move of this game "
                     f"({_times(st['mismatches'])} it differed from the game, {_times(st['held_low_confidence'])} the reading "

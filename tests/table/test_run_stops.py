@@ -22,6 +22,9 @@ from companion.table.sources import Frame, FrameSource
 from firmware_bridge import discovery
 
 
+OPEN_CAMERA = table_cli._camera
+
+
 class LiveCamera(FrameSource):
     """A camera that gives a blank frame (no board in view) every 50 ms, for ever."""
 
@@ -142,3 +145,69 @@ def test_replay_of_a_missing_or_empty_folder_names_it_in_a_sentence(tmp_path, ca
     assert main(["run", "--replay", str(tmp_path), "--no-web", "--db", ":memory:"]) == 2
     err = capsys.readouterr().err
     assert f"no recording at {tmp_path} (it holds no setup.json" in err and "Errno" not in err
+
+
+class BoardsByShade:
+    """A board reader that reads the board each frame stands for: a frame whose patch at
+    (40, 70) has shade ``40 * (k + 1)`` shows ``boards[k]`` (the camera is not under test)."""
+
+    def __init__(self, boards):
+        self.boards = boards
+
+    def read(self, image, hand=None, previous=None):
+        return SimpleNamespace(board=self.boards[int(image[45, 80, 0]) // 40 - 1], confidence={}, changed=None,
+                               unreadable={})
+
+
+def run_boards(live_run, tmp_path, monkeypatch, boards):
+    """``run`` over a folder of frames showing each of ``boards`` still in turn, the first being
+    the empty table a new game starts from; returns ``(status, stdout, stderr)``."""
+    import cv2
+
+    _, db, argv = live_run
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for k in range(len(boards)):
+        image = np.full((90, 160, 3), 100, np.uint8)
+        image[40:50, 70:90] = 40 * (k + 1)
+        hand = image.copy()
+        hand[10:80, 20:120] = 230          # a hand over the board, then the board still for 0.5 s
+        for i, frame in enumerate([hand] + [image] * 5):
+            cv2.imwrite(str(folder / f"f{k}{i}.png"), frame)
+    monkeypatch.setattr(table_cli, "_camera", OPEN_CAMERA)     # the folder, not live_run's camera
+    monkeypatch.setattr(table_cli, "_board_reader", lambda args: BoardsByShade(boards))
+    return main([*argv[:2], str(folder), *argv[3:]])
+
+
+def empty_table() -> dict:
+    """The board a new 2-player game of ``run`` starts from: the trees of the easy card (2.b)."""
+    import random
+
+    from companion.edition import load_edition
+    from companion.setup import GameConfig, new_game
+    return new_game(GameConfig(players=["blue", "orange"]), load_edition(), random.Random(0), deal=False)[0] \
+        .to_json()["board"]
+
+
+def test_the_stop_report_counts_moves_not_the_still_frames_that_showed_them(live_run, tmp_path, monkeypatch, capsys):
+    start = empty_table()
+    two_tokens = dict(start, substrates=[{"at": [0, 0], "kind": "wood"}, {"at": [-2, 2], "kind": "soil"}])
+    code = run_boards(live_run, tmp_path, monkeypatch, [start, two_tokens])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    report = err[err.index("Kept:"):]
+    assert "(2 move(s))" in report                                  # both tokens, from one still frame
+    assert "2 still frame(s) read, 2 move(s) seen" in report
+
+
+def test_frames_that_end_on_an_illegal_move_say_so_not_that_the_board_never_changed(
+        live_run, tmp_path, monkeypatch, capsys):
+    start = empty_table()
+    a_tile = dict(start, tiles=[{"at": [0, 0], "paths": "P03"}])   # no tile is played during the set-up
+    code = run_boards(live_run, tmp_path, monkeypatch, [start, a_tile])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    assert "[ILLEGAL" in out
+    why = err[err.index("no move was read from these frames:"):].splitlines()[0]
+    assert "never changed" not in why
+    assert "the board showed a move the rules refuse (the [ILLEGAL ...] line above)" in why
