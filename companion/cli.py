@@ -61,8 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): not an error of ours.
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        from companion.table.console import drop_output
+        drop_output(sys.stdout)
         return 0
 
 

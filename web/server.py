@@ -163,7 +163,9 @@ def serve(session, host: str = "127.0.0.1", port: int = 8080, pin: str | None = 
     """Start the dashboard for ``session`` on ``host``:``port`` (0 picks a free port) in a
     daemon thread and return the :class:`DashboardServer`.
 
-    ``announce`` prints :meth:`DashboardServer.banner` to ``out`` (stdout).  ``quiet_log``
+    ``announce`` prints :meth:`DashboardServer.banner` to ``out`` (stdout); a closed ``out``
+    (``run ... | head -2``) is no failure of the dashboard, which runs on: the banner and
+    every later line on ``out`` are dropped.  ``quiet_log``
     silences the per-request log lines.  ``addresses``, ``default_iface``, ``mdns`` and
     ``zeroconf_factory``: see :class:`DashboardServer`.  Raises ``OSError`` if the port cannot be bound and
     ``ValueError`` for a malformed PIN.
@@ -175,5 +177,6 @@ def serve(session, host: str = "127.0.0.1", port: int = 8080, pin: str | None = 
     srv = DashboardServer(app, host, port, addresses=addresses, default_iface=default_iface,
                           mdns=mdns, zeroconf_factory=zeroconf_factory).start()
     if announce:
-        print(srv.banner(qr=qr), file=out or sys.stdout, flush=True)
+        from companion.table.console import print_or_drop
+        print_or_drop(srv.banner(qr=qr), out or sys.stdout)
     return srv

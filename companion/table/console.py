@@ -119,15 +119,23 @@ class ConsoleLog:
         self._reveal_said = free
 
     def _print(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            print(text, file=self.out, flush=True)
-        except (BrokenPipeError, ValueError):   # ValueError: the stream was closed in this process
-            # Whoever read the output went away; the bus must not see an error from us, or the
-            # move being announced would not reach the other subscribers.
+        # Whoever read the output may have gone away; the bus must not see an error from us,
+        # or the move being announced would not reach the other subscribers.
+        if not self.closed and not print_or_drop(text, self.out):
             self.closed = True
-            drop_output(self.out)
+
+
+def print_or_drop(text: str, out: TextIO) -> bool:
+    """Print ``text`` to ``out`` and flush.  Returns ``False``, raising nothing, when ``out``
+    is closed (the reader of a pipe went away: ``run ... | head -2``; or the stream was
+    closed in this process): its output is then dropped (:func:`drop_output`), so later
+    writes to it vanish instead of failing."""
+    try:
+        print(text, file=out, flush=True)
+        return True
+    except (BrokenPipeError, ValueError):   # ValueError: the stream was closed in this process
+        drop_output(out)
+        return False
 
 
 def drop_output(stream: TextIO) -> None:

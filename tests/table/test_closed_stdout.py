@@ -62,3 +62,51 @@ def test_the_console_log_stops_printing_on_a_closed_stream():
     s.set_status("reader", "closed", "")
     s.set_status("camera", "ok", "")
     assert [m.kind for m in seen] == ["status", "status"]
+
+
+HEAD_2 = """
+import io, os, sys
+sys.path[:0] = {paths!r}
+r, w = os.pipe()
+
+
+class Head(io.RawIOBase):
+    # `| head -2`: the reader goes away as soon as two lines have come through
+    lines = 0
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return w
+
+    def write(self, data):
+        n = os.write(w, bytes(data))          # BrokenPipeError once the reader is gone
+        Head.lines += bytes(data[:n]).count(b"\\n")
+        if Head.lines >= 2 and r is not None:
+            globals()["r"] = os.close(r)
+        return n
+
+
+sys.stdout = io.TextIOWrapper(io.BufferedWriter(Head()), encoding="utf-8")
+from companion.cli import main
+code = main(["run", "--camera", {folder!r}, "--rfid", "none", "--port", "0", "--db", {db!r}])
+print("exit", code, file=sys.stderr)
+"""
+
+
+def test_run_piped_into_head_does_not_call_the_dashboard_failed(tmp_path):
+    # the first two lines (the game, the camera starting) are read; the dashboard's banner,
+    # with the table PIN, then meets a closed pipe: the dashboard runs all the same
+    import cv2
+    import numpy as np
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(folder / f"f{i}.png"), np.full((36, 64, 3), 90, np.uint8))
+    code = HEAD_2.format(paths=[str(ROOT)], folder=str(folder), db=str(tmp_path / "g.sqlite3"))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.stderr.splitlines()[-1] == "exit 1", r.stderr     # no move in these frames: said on stderr
+    assert "cannot start the dashboard" not in r.stderr and "Broken pipe" not in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
+    assert "no move was read from these frames" in r.stderr
