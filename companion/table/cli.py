@@ -14,6 +14,8 @@ PROFILE_IN_RECORDING = "profile.json"
 """The colour and piece profile a recording was read with, kept in its folder for its replay."""
 
 TEAMS = {"blue": "1", "orange": "2", "red": "1", "black": "2"}
+DEMO_PACE = 0.4
+"""Seconds between the demo's moves unless ``--pace`` says otherwise (``--fast``: none)."""
 DEMO_SEED = 2
 """The demo's default game: one where the greedy simulated players buy cards and a player
 reaches 10 VP before the bag runs out (2-player greedy games do so in about 6 of 10 seeds;
@@ -181,6 +183,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         given = " and ".join(o for o, v in (("--host", args.host), ("--port", args.port)) if v is not None)
         problem = (f"--fast plays without the dashboard, so {given} would be ignored: drop --fast to watch the game "
                    "on the dashboard, or drop " + given)
+    elif problem is None and args.fast and args.pace is not None:
+        problem = ("--fast plays without pauses between moves, so --pace would be ignored: drop --fast to play at "
+                   "that pace, or drop --pace")
+    args.pace = DEMO_PACE if args.pace is None else args.pace
     args.host = "127.0.0.1" if args.host is None else args.host
     args.port = 8080 if args.port is None else args.port
     if problem is None and not args.fast and not args.no_web:
@@ -614,11 +620,15 @@ def port_busy(host: str, port: int, no_web: bool = True) -> str | None:
             sock.bind((host, port))
     except OSError as e:
         why = e.strerror or str(e)
-        if isinstance(e, socket.gaierror) or e.errno == errno.EADDRNOTAVAIL:
-            # the host is at fault (no such name, not an address of this computer): another
-            # port would fail the same way
-            return (f"the dashboard cannot listen on --host {host}: it is not an address of this computer ({why}); "
-                    f"pick another --host (127.0.0.1: this computer only; 0.0.0.0: the table's Wi-Fi){other}")
+        # the host is at fault (no such name, not an address of this computer): another port
+        # would fail the same way
+        pick = f"pick another --host (127.0.0.1: this computer only; 0.0.0.0: the table's Wi-Fi){other}"
+        if isinstance(e, socket.gaierror):
+            fault = ("no such host name" if e.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None))
+                     else f"the host name cannot be looked up ({why})")
+            return f"--host {host}: {fault}, so the dashboard cannot listen there; {pick}"
+        if e.errno == errno.EADDRNOTAVAIL:
+            return f"the dashboard cannot listen on --host {host}: it is not an address of this computer ({why}); {pick}"
         if e.errno in (errno.EADDRINUSE, errno.EACCES):
             return f"the dashboard cannot listen on {host}:{port} ({why}); pick another --port{other}"
         return f"the dashboard cannot listen on {host}:{port} ({why}); check --host and --port{other}"
@@ -706,11 +716,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser("demo", help="a whole game on the simulated table (camera frames + pty reader)")
     _common(p)
     p.add_argument("--fast", action="store_true",
-                   help="no pauses and no dashboard (refused with --host or --port); end with one JSON summary line")
+                   help="no pauses and no dashboard (refused with --host, --port or --pace); end with one JSON "
+                        "summary line")
     p.set_defaults(host=None, port=None)   # given or not: --fast refuses them (cmd_demo fills the defaults in)
     p.add_argument("--seed", type=at_least(0), default=DEMO_SEED,
                    help=f"the simulated game (default {DEMO_SEED}: it ends with a player reaching 10 VP)")
-    p.add_argument("--pace", type=at_least(0, float), default=0.4, help="seconds between moves (default 0.4)")
+    p.add_argument("--pace", type=at_least(0, float), default=None,
+                   help=f"seconds between moves (default {DEMO_PACE}; not with --fast)")
     p.add_argument("--illegal-every", type=at_least(0), default=12,
                    help="about one deliberate illegal placement per this many placements (0: none)")
     p.set_defaults(func=cmd_demo)

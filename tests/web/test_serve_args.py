@@ -29,3 +29,19 @@ def test_demo_fast_refuses_a_port_it_would_ignore(capsys):
     assert main(["demo", "--fast", "--port", "8092", "--db", ":memory:"]) == 2
     err = capsys.readouterr().err
     assert "--fast" in err and "--port" in err and "dashboard" in err
+
+
+def test_demo_fast_refuses_a_pace_it_would_ignore(capsys):
+    # --fast plays without pauses: a pace given with it is refused in one sentence, not ignored
+    assert main(["demo", "--fast", "--pace", "1", "--db", ":memory:"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "--fast plays without pauses between moves, so --pace would be ignored" in err
+
+
+@pytest.mark.parametrize("command", [["serve", "--no-qr"], ["run", "--rfid", "none", "--camera", "0"]])
+def test_a_host_name_that_does_not_resolve_is_said_to_be_no_such_name(capsys, tmp_path, command):
+    assert main([*command, "--host", "nosuchhost.invalid", "--port", "0", "--db", str(tmp_path / "g.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert "nosuchhost.invalid: no such host name" in err and "pick another --host" in err
+    assert "not an address of this computer" not in err
