@@ -390,8 +390,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         game.log_hooks.append(recorder.logged)
     live = LiveTable(session, reader=reader, recorder=recorder)
     session.feedback = live.feedback
-    from companion.table.console import NO_DASHBOARD, ON_THE_DASHBOARD
-    console = ConsoleLog(session, answers=NO_DASHBOARD if args.no_web else ON_THE_DASHBOARD,
+    from companion.table.console import ON_THE_DASHBOARD, no_dashboard
+    console = ConsoleLog(session, answers=no_dashboard(log is not None) if args.no_web else ON_THE_DASHBOARD,
                          illegal_hint="put it back" if args.no_web else "put it back, or fix it on the dashboard")
     session.bus.subscribe(console)
     if args.replay:
@@ -412,7 +412,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     session.set_status("camera", "starting", f"waiting for the first frame from {source.name}")
     srv = _web(session, args, pin)
     if srv is None:
-        console.answers, console.illegal_hint = NO_DASHBOARD, "put it back"
+        console.answers, console.illegal_hint = no_dashboard(log is not None, no_web=args.no_web), "put it back"
     else:
         print(f"(PIN {pin_note})")
         from web.setup import attach_table_feed
@@ -628,7 +628,8 @@ def port_busy(host: str, port: int, no_web: bool = True) -> str | None:
                      else f"the host name cannot be looked up ({why})")
             return f"--host {host}: {fault}, so the dashboard cannot listen there; {pick}"
         if e.errno == errno.EADDRNOTAVAIL:
-            return f"the dashboard cannot listen on --host {host}: it is not an address of this computer ({why}); {pick}"
+            return (f"the dashboard cannot listen on --host {host}: it is not an address of this computer ({why}); "
+                    + pick)
         if e.errno in (errno.EADDRINUSE, errno.EACCES):
             return f"the dashboard cannot listen on {host}:{port} ({why}); pick another --port{other}"
         return f"the dashboard cannot listen on {host}:{port} ({why}); check --host and --port{other}"

@@ -9,13 +9,25 @@ from typing import TextIO
 from companion.table.bus import Message
 
 
+def no_dashboard(logged: bool = True, no_web: bool = True) -> str:
+    """How a real table with no dashboard gets its questions answered, said after each one:
+    it cannot, so the way to a dashboard.  ``logged``: the game is in a game log, so
+    ``run --resume`` continues it (with ``--db :memory:`` nothing can: a new game is the
+    way); ``no_web``: started with ``--no-web`` (else the dashboard did not start)."""
+    why, again = ("--no-web", " without --no-web") if no_web else ("the dashboard did not start", "")
+    if logged:
+        return (f"no dashboard runs ({why}): stop with Ctrl-C and continue with 'run --resume'{again} to answer on "
+                "the dashboard")
+    return (f"no dashboard runs ({why}) and the game is not logged (--db :memory:), so it cannot be continued: "
+            f"stop with Ctrl-C and start a new game{again} to answer on the dashboard")
+
+
 ON_THE_DASHBOARD = "answer on the dashboard"
 SIMULATED_PLAYERS = "the simulated players answer"
-NO_DASHBOARD = ("no dashboard runs (--no-web): stop with Ctrl-C and continue with 'run --resume' without --no-web "
-                "to answer on the dashboard")
+NO_DASHBOARD = no_dashboard()
 """How the table's questions get answered, said after each question: a real table with its
 dashboard, the demo's simulated players (with or without a dashboard), a real table started
-with ``--no-web``."""
+with ``--no-web`` and a game log (:func:`no_dashboard` for the others)."""
 
 
 class ConsoleLog:
@@ -23,7 +35,7 @@ class ConsoleLog:
 
     ``answers``: how the table's questions (which of two readings happened, the players'
     nutrient choices) are answered here, printed after each one (:data:`ON_THE_DASHBOARD`,
-    :data:`SIMULATED_PLAYERS`, :data:`NO_DASHBOARD`); each answer is printed when given.
+    :data:`SIMULATED_PLAYERS`, :func:`no_dashboard`); each answer is printed when given.
     ``illegal_hint``: what follows an illegal move, printed after it.
 
     When ``out`` is closed (``run ... | head -2``) the log stops printing, saying nothing more,

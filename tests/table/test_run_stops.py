@@ -159,12 +159,15 @@ class BoardsByShade:
                                unreadable={})
 
 
-def run_boards(live_run, tmp_path, monkeypatch, boards):
+def run_boards(live_run, tmp_path, monkeypatch, boards, db=None):
     """``run`` over a folder of frames showing each of ``boards`` still in turn, the first being
-    the empty table a new game starts from; returns ``(status, stdout, stderr)``."""
+    the empty table a new game starts from; ``db``: another ``--db`` than live_run's.  Returns
+    the exit status."""
     import cv2
 
-    _, db, argv = live_run
+    argv = live_run[2]
+    if db is not None:
+        argv = [*argv[:argv.index("--db") + 1], db, *argv[argv.index("--db") + 2:]]
     folder = tmp_path / "frames"
     folder.mkdir()
     for k in range(len(boards)):
@@ -211,3 +214,20 @@ def test_frames_that_end_on_an_illegal_move_say_so_not_that_the_board_never_chan
     why = err[err.index("no move was read from these frames:"):].splitlines()[0]
     assert "never changed" not in why
     assert "the board showed a move the rules refuse (the [ILLEGAL ...] line above)" in why
+
+
+@pytest.mark.parametrize("db", ["log", ":memory:"])
+def test_the_market_line_of_a_table_without_a_dashboard_says_a_true_way_on(live_run, tmp_path, monkeypatch, capsys, db):
+    # a real table turns its market cards up itself (2.d, 6) and enters them on the dashboard;
+    # with --no-web the console says how to get one: 'run --resume' only for a logged game
+    start = empty_table()
+    token = dict(start, substrates=[{"at": [0, 0], "kind": "wood"}])
+    run_boards(live_run, tmp_path, monkeypatch, [start, token], db=None if db == "log" else db)
+    market = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[market]")]
+    assert len(market) == 1
+    if db == "log":
+        assert "continue with 'run --resume' without --no-web" in market[0]
+    else:
+        assert "--resume" not in market[0]
+        assert "the game is not logged (--db :memory:), so it cannot be continued" in market[0]
+        assert market[0].endswith("start a new game without --no-web to answer on the dashboard")
