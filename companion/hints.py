@@ -350,12 +350,17 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
         # Before the meeples stand, no network or card plan means anything: say what the
         # set-up still needs, and where the spore goes once only the spores are left.
         # The team's goals (7, 8) already hold: the trees and the difficulty are set.
-        before = [step.text for step in setup_steps(pos, ed) if step.key != "spores"]
+        # The steps the spores wait for are those the rules enforce (rules.check and
+        # legal-moves): the substrate tokens (2.c) and the opening draws (3); the market (2.d)
+        # may be turned up later and is named beside the spore.
+        steps = setup_steps(pos, ed)
+        before = [step.text for step in steps if step.key in ("substrates", "draw")]
         if before:
             return Hint(player, None, "the set-up comes first: " + "; ".join(before), [], team_goals(pos, ed))
         move = bot.spore_space(pos, ed)
         reason = (f"{player} puts the spore and the meeple on {ed.label(Hex(*move['at']))}: the starting space "
                   "closest to substrates and trees (3)")
+        reason += "".join(f"; still to do: {step.text}" for step in steps if step.key == "market")
         return Hint(player, move, reason, [], team_goals(pos, ed))
     spore = pos.spores.get(player)
     if pos.result is None and spore is not None and spore.at is None:

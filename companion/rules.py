@@ -26,11 +26,13 @@ from companion.options import option
 from companion.outcome import check_missions, early_result, final_result
 from companion.position import Position, Spore
 from companion.purchase import execute_purchase, plan_purchase
+from companion.setup_steps import setup_order_message, setup_tokens_pending
 
 REASONS: dict[str, str] = {
     "game_over": "the game has ended",
     "unknown_player": "the move names a colour nobody plays",
     "setup_incomplete": "every player must place a spore first (rulebook 3)",
+    "setup_order": "the set-up's substrate tokens are laid before the spores and the first turn (2.c, 3)",
     "not_your_turn": "only the active player may do this",
     "action_already_taken": "each action may be taken once per turn (4)",
     "tile_not_in_hand": "the tile is not in the player's hand",
@@ -174,6 +176,10 @@ def choices_needed(pos: Position, move: Move | dict[str, Any], edition: Edition 
 
 TURN_ACTIONS = {"place", "rock", "discard", "move", "remove", "spore_ability", "draw", "end_turn",
                 "give", "swap", "buy"}
+SETUP_ORDERED = (TURN_ACTIONS | {"spore"}) - {"draw"}
+"""Moves refused while the set-up's substrate tokens are still to be laid (2.c before 3); the
+opening draws are not among them (they do not touch the board, and a bag reader reports a
+tile as it is drawn)."""
 SLOT = {"place": "place", "rock": "place", "discard": "place", "move": "move", "remove": "remove",
         "spore_ability": "spore", "give": "give"}  # swap has its own reason code
 
@@ -184,6 +190,9 @@ def _validate(b: Board, m: Move) -> None:
         raise IllegalMove("game_over", "The game is over" + (f": {pos.result['reason']}." if pos.result.get("reason") else "."))
     if m.player != TABLE and m.player not in pos.colors:
         raise IllegalMove("unknown_player", f"{m.player} is not playing (players: {', '.join(pos.colors)}).")
+    if m.action in SETUP_ORDERED and setup_tokens_pending(pos):
+        # 2.c before 3: the set-up's substrate tokens first, then the spores and the turns.
+        raise IllegalMove("setup_order", setup_order_message(pos))
     if m.action == "draw" and pos.in_setup:
         # Rulebook 3: before the game every player draws 3 tiles; the bag reader cannot tell who
         # drew, so opening draws fill the hands in turn order.

@@ -326,7 +326,9 @@
     }
     else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length) {
       // the set-up's next step for a player: the draws come before the spores (rulebook 3)
-      const ps = replay ? [] : S.players, next = ps.find(p => (p.setup || "").startsWith("draw")) || ps.find(p => p.setup === "place the spore");
+      // (the first spore waits for the substrate tokens while they are still to lay, 2.c)
+      const ps = replay ? [] : S.players, next = ps.find(p => (p.setup || "").startsWith("draw"))
+        || ps.find(p => p.setup === "place the spore" || p.setup === "place the spore after the substrate tokens");
       if (next) turn.append("Set-up: ", chip(next.color), " ", cap(next.color), ": " + next.setup);
       else turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
     }
