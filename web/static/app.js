@@ -905,18 +905,44 @@
       [{ label: "Withdraw the move", primary: true, id: "withdraw-ok", onclick: () => send("choose/withdraw", { id: p.id }, "Move withdrawn.") }]);
   }
 
-  function otherColors() { return S.position.players.map(p => p.color).filter(c => c !== S.position.active); }
 
+  /** The gift the rules allow now (state ``give``): the receivers of this mode only (the
+   * teammate in team play, 9.b), a button per colour the giver holds, tapped once per cube up
+   * to the gift's size (two with the Funga mission, 7.b "any two nutrients": one colour or two),
+   * never more cubes of a colour than are held. */
   function giveDialog() {
-    const others = otherColors();
-    // Only the amounts the rules allow now (1, or 2 with the Funga mission, 7.b).
-    const amounts = S.give_amounts || [1];
-    let to = others[0], col = "pink", n = 1;
-    openDialog(`${cap(S.position.active)} gives nutrients`, [
-      h("label", {}, "To"), choiceRow("to", others.map(c => [c, cap(c)]), to, v => { to = v; }),
-      h("label", {}, "Colour"), choiceRow("color", NUT.map(([c, l]) => [c, `${l} ${c}`]), col, v => { col = v; }),
-      h("label", {}, "How many"), choiceRow("n", amounts.map(a => [a, String(a)]), n, v => { n = v; }),
-    ], [{ label: "Give", primary: true, id: "give-ok", onclick: () => send("give", { to, nutrients: { [col]: n } }, "Given.") }]);
+    const offer = S.give, who = cap(S.position.active);
+    const none = !offer ? "No gift can be made now." : !offer.to.length ? `${who} has nobody to give to in this game (table rule give_in_competitive).`
+      : !offer.amounts.length ? `${who} holds no nutrient to give.` : "";
+    if (none) return openDialog(`${who} gives nutrients`, [h("p", { class: "detail", id: "give-none" }, none)], []);
+    const max = Math.max(...offer.amounts);
+    let to = offer.to[0], picked = [];
+    const ok = h("button", { type: "button", class: "primary", id: "give-ok", disabled: true }, "Give");
+    const left = h("span", { class: "left" });
+    const count = (c) => picked.filter(x => x === c).length;
+    const row = h("div", { class: "choices nutpick", "data-name": "nutrients" }, ...Object.keys(offer.held).map(c =>
+      h("button", { type: "button", class: "nut " + c, "data-color": c, title: `${who} holds ${offer.held[c]}`, onclick: () => {
+        if (max === 1) picked = [c];
+        else if (picked.length < max && count(c) < offer.held[c]) picked.push(c);
+        draw();
+      } }, NUT_WORD[c] || c, " ", h("b", {}, "0"))),
+      h("button", { type: "button", class: "clear", onclick: () => { picked = []; draw(); } }, "Clear"));
+    const draw = () => {
+      for (const b of row.children) if (b.dataset.color) b.querySelector("b").textContent = String(count(b.dataset.color));
+      left.textContent = picked.length ? `${picked.length} of at most ${max}` : `tap a colour once per cube, at most ${max}`;
+      ok.disabled = !picked.length;
+    };
+    openDialog(`${who} gives nutrients`, [
+      h("label", {}, "To"), choiceRow("to", offer.to.map(c => [c, cap(c)]), to, v => { to = v; }),
+      h("label", {}, "Nutrients ", left), row,
+    ], []);
+    $("#dlg-buttons").prepend(ok);
+    ok.onclick = () => {
+      const nutrients = {};
+      for (const c of picked) nutrients[c] = (nutrients[c] || 0) + 1;
+      send("give", { to, nutrients }, "Given.");
+    };
+    draw();
   }
 
   function swapDialog() {
