@@ -696,7 +696,7 @@
   function drawDialog() {
     const tileWord = (code) => code === "ROCK" ? "a rock" : code;
     pickerDialog({
-      id: "draw", gridClass: "drawpick", gridLabel: "Tiles in the bag",
+      id: "draw", gridClass: "drawpick", gridLabel: "Tiles in the bag", clearOnMove: true,
       offer: () => S.draw,
       owner: (offer) => offer.player,
       title: (offer) => offer ? `${cap(offer.player)} drew a tile` : "Drew a tile",
@@ -716,13 +716,16 @@
   let picker = null;   // redraws the open picker dialog from the latest state
   /** A dialog of things to tap, then *Confirm*, that follows the game while it is open: when
    * the state changes (a move entered on another tablet) its heading, text and grid are drawn
-   * again from ``spec.offer()`` (or ``spec.none()`` when nothing is offered), the pick is kept
-   * while it is still offered to the same ``spec.owner``, and a line says what moved.  Confirm
-   * sends the number of moves the dialog shows as ``after`` (409 ``stale`` when a move came in
-   * first: the dialog is drawn again from the new state, pick kept) and is disabled while the
-   * request is out, so a double tap enters once. */
+   * again from ``spec.offer()`` (or ``spec.none()`` when nothing is offered), and a line says
+   * what moved.  A pick is made against the game as it was when tapped: with
+   * ``spec.clearOnMove`` (the draw: a tile has copies) a move coming in meanwhile clears it, as
+   * it may be the very draw being entered here, entered on another tablet; otherwise the pick is
+   * kept while it is still offered to the same ``spec.owner``.  Confirm sends the number of moves the
+   * pick was made against as ``after`` (409 ``stale`` when a move came in first, "already entered
+   * by another tablet": the dialog is drawn again from the new state, the pick cleared) and is
+   * disabled while the request is out, so a double tap enters once. */
   function pickerDialog(spec) {
-    let picked = null, owner = null, shown = null, seen = moveCount(), busy = false;
+    let picked = null, pickedAt = null, owner = null, shown = null, seen = moveCount(), busy = false;
     const ok = h("button", { type: "button", class: "primary", id: spec.id + "-ok", disabled: true }, "Confirm");
     const intro = h("p", { class: "detail" });
     const grid = h("div", { class: spec.gridClass, role: "radiogroup", "aria-label": spec.gridLabel });
@@ -747,14 +750,18 @@
       owner = now;
       if (moves !== seen) {
         const last = S.log.length ? S.log[S.log.length - 1] : null;
-        dlgError(moves > seen && last ? `Move ${last.seq} was entered meanwhile: ${last.text}. Look again before confirming.`
-          : `Move ${seen} was taken back meanwhile. Look again before confirming.`);
+        // a tile has copies: the draw that came in may be the one picked here, so the pick goes;
+        // a card is one of a kind: one still offered was not entered, and stays picked
+        const clear = picked && spec.clearOnMove;
+        dlgError((moves > seen && last ? `Move ${last.seq} was entered meanwhile: ${last.text}.` : `Move ${seen} was taken back meanwhile.`)
+          + (clear ? " Your pick was cleared: tap again only if it is still to enter." : " Look again before confirming."));
+        if (clear) picked = null; else if (picked) pickedAt = moves;
         seen = moves;
       }
       $("#dlg-title").textContent = spec.title(offer);
       intro.textContent = offer ? spec.intro(offer) : spec.none();
       grid.replaceChildren(...items.map(it => h("button", Object.assign({ type: "button", role: "radio", "aria-checked": "false", "data-key": it.key,
-        onclick: () => { picked = it.key; dlgError(""); showPick(); } }, it.attrs), ...it.kids)));
+        onclick: () => { picked = it.key; pickedAt = moveCount(); dlgError(""); showPick(); } }, it.attrs), ...it.kids)));
       grid.hidden = !offer;
       showPick();
     };
@@ -765,8 +772,8 @@
       if (!picked || busy || !offer) return;
       busy = true;
       showPick();
-      send("move", { move: spec.move(offer, picked), after: moveCount() }, spec.done(offer, picked), async (e) => {
-        if (e.code === "stale") { await refresh(); if (dlg.open) dlgError(e.message); }   // drawn again from the new state
+      send("move", { move: spec.move(offer, picked), after: pickedAt }, spec.done(offer, picked), async (e) => {
+        if (e.code === "stale") { await refresh(); picked = null; if (dlg.open) dlgError(e.message); }   // drawn again from the new state
         busy = false;
         if (dlg.open) showPick();
       });
