@@ -8,29 +8,14 @@ control."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
 from test_browser_undo import unlock
-from webtools import PIN, Browser
+from webtools import PIN, Browser, readerless_table
 
-from companion.edition import load_edition
-from companion.game import Game
-from companion.setup import GameConfig, new_game
-from companion.table.session import TableSession
 from web import create_app
 from web.server import serve
-
-
-def readerless_table() -> TableSession:
-    """A new table game with no hand dealt, as ``run --rfid none`` starts it."""
-    config = GameConfig()
-    pos, _ = new_game(config, load_edition(config.edition), random.Random(4), deal=False)
-    session = TableSession(Game(pos, config))
-    session.draws_on_dashboard = True        # what run sets for --rfid none
-    return session
 
 
 def test_the_state_offers_the_bag_only_to_a_table_without_a_reader(shared_table):

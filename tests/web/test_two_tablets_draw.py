@@ -5,22 +5,8 @@ tablets is entered once the same way."""
 
 from __future__ import annotations
 
-import random
-
-from companion.edition import load_edition
-from companion.game import Game
-from companion.setup import GameConfig, new_game
-from companion.table.session import TableSession
 from web import create_app
-from webtools import PIN, Browser
-
-
-def readerless_table() -> TableSession:
-    config = GameConfig()
-    pos, _ = new_game(config, load_edition(config.edition), random.Random(4), deal=False)
-    session = TableSession(Game(pos, config))
-    session.draws_on_dashboard = True        # what run sets for --rfid none
-    return session
+from webtools import PIN, Browser, readerless_table
 
 
 def offered_draw(tablet: Browser) -> tuple[dict, int]:
