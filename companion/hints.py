@@ -22,7 +22,7 @@ from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
-from companion.setup_steps import setup_steps
+from companion.setup_steps import setup_steps, setup_tokens_pending, tokens_to_lay
 from companion.tiles import ROCK, rotate_code
 from companion.tiles import parse as parse_tile
 from companion.wording import and_list, mission_title, tile_words
@@ -345,6 +345,9 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
     """The hint for the active player of ``pos`` (deterministic for a given ``seed``)."""
     bot = GreedyBot(random.Random(seed))
     player = pos.active
+    if pos.result is None and not pos.in_setup and setup_tokens_pending(pos):
+        # spores down but the set-up's tokens never laid: the first turn waits for them (2.c, 3)
+        return Hint(player, None, f"the set-up comes first: lay {tokens_to_lay(pos)} (2.c)", [], team_goals(pos, ed))
     move = None if pos.result is not None or pos.in_setup else bot.next_action(pos, ed)
     if pos.in_setup:
         # Before the meeples stand, no network or card plan means anything: say what the

@@ -73,6 +73,8 @@ def test_a_first_tile_before_the_substrate_tokens_is_refused():
     assert v.message.startswith("Lay the 1st and 2nd wood and the 1st and 2nd soil substrates first (2.c)")
     assert "before the first turn (3)" in v.message
     assert [m for m in legal_moves(pos, ED) if m["player"] == blue] == []
+    h = hint(pos, ED)
+    assert h.move is None and h.reason == "the set-up comes first: lay the 1st and 2nd wood and the 1st and 2nd soil substrates (2.c)"
     assert check(lay_tokens(pos), {"player": blue, "action": "discard", "tile": tile}, ED).legal
 
 
