@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from builders import make_position
-from test_browser import browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
+from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
 from test_browser_undo import unlock
 from test_give_amounts import ROW, team_position
 from webtools import PIN
@@ -71,6 +71,8 @@ def test_team_play_offers_the_teammate_and_held_colours_and_funga_gives_two_colo
             page.locator(f"#dlg-body [data-color='{c}']").click()
         assert page.locator("#dlg-body [data-color='pink'] b").inner_text() == "1"
         assert page.locator("#dlg-body [data-color='yellow'] b").inner_text() == "1"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "give-funga-1280x800.png"))
         page.click("#give-ok")
         page.wait_for_selector("#dlg", state="hidden")
         assert session.position.nutrients["orange"] == {"pink": 1, "yellow": 1, "white": 0}

@@ -936,7 +936,7 @@
       h("button", { type: "button", class: "clear", onclick: () => { picked = []; draw(); } }, "Clear"));
     const draw = () => {
       for (const b of row.children) if (b.dataset.color) b.querySelector("b").textContent = String(count(b.dataset.color));
-      left.textContent = picked.length ? `${picked.length} of at most ${max}` : `tap a colour once per cube, at most ${max}`;
+      left.textContent = picked.length ? `(${picked.length} of ${max} cube${max === 1 ? "" : "s"})` : `(tap a colour once per cube, up to ${max})`;
       ok.disabled = !picked.length;
     };
     openDialog(`${who} gives nutrients`, [
