@@ -22,7 +22,7 @@ from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
 from companion.rules import Board, IllegalMove, apply
-from companion.setup_steps import setup_steps
+from companion.setup_steps import setup_steps, setup_tokens_pending, tokens_to_lay
 from companion.tiles import ROCK, rotate_code
 from companion.tiles import parse as parse_tile
 from companion.wording import and_list, mission_title, tile_words
@@ -345,17 +345,25 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
     """The hint for the active player of ``pos`` (deterministic for a given ``seed``)."""
     bot = GreedyBot(random.Random(seed))
     player = pos.active
+    if pos.result is None and not pos.in_setup and setup_tokens_pending(pos):
+        # spores down but the set-up's tokens never laid: the first turn waits for them (2.c, 3)
+        return Hint(player, None, f"the set-up comes first: lay {tokens_to_lay(pos)} (2.c)", [], team_goals(pos, ed))
     move = None if pos.result is not None or pos.in_setup else bot.next_action(pos, ed)
     if pos.in_setup:
         # Before the meeples stand, no network or card plan means anything: say what the
         # set-up still needs, and where the spore goes once only the spores are left.
         # The team's goals (7, 8) already hold: the trees and the difficulty are set.
-        before = [step.text for step in setup_steps(pos, ed) if step.key != "spores"]
+        # The steps the spores wait for are those the rules enforce (rules.check and
+        # legal-moves): the substrate tokens (2.c) and the opening draws (3); the market (2.d)
+        # may be turned up later and is named beside the spore.
+        steps = setup_steps(pos, ed)
+        before = [step.text for step in steps if step.key in ("substrates", "draw")]
         if before:
             return Hint(player, None, "the set-up comes first: " + "; ".join(before), [], team_goals(pos, ed))
         move = bot.spore_space(pos, ed)
         reason = (f"{player} puts the spore and the meeple on {ed.label(Hex(*move['at']))}: the starting space "
                   "closest to substrates and trees (3)")
+        reason += "".join(f"; still to do: {step.text}" for step in steps if step.key == "market")
         return Hint(player, move, reason, [], team_goals(pos, ed))
     spore = pos.spores.get(player)
     if pos.result is None and spore is not None and spore.at is None:

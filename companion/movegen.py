@@ -18,6 +18,7 @@ from companion.position import Position
 from companion.board import (Board, IllegalMove, check_starting_space, connections, has_place_action,  # noqa: F401
                              rock_spots, starting_spaces)
 from companion.rules import check
+from companion.setup_steps import setup_tokens_pending
 
 
 def _hx(h: Hex) -> list[int]:
@@ -84,7 +85,8 @@ def removals(b: Board, player: str) -> list[dict[str, Any]]:
 
 def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str, Any]]:
     """All legal choices of the active player (and of any player with a displaced spore)
-    in ``pos``, as move documents.  Empty when the game is over, and during the opening
+    in ``pos``, as move documents.  Empty when the game is over, while the set-up's
+    substrate tokens are still to be laid (2.c, before the spores of 3) and during the opening
     draws (a draw is the bag's, not a choice; rulebook 3)."""
     ed = edition or load_edition(pos.edition)
     if pos.result is not None:
@@ -95,6 +97,8 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
     for color, spore in pos.spores.items():
         if spore is not None and spore.at is None:
             out += [{"player": color, "action": "relocate", "to": _hx(h)} for h in starting_spaces(b, color)]
+    if setup_tokens_pending(pos):
+        return out   # the set-up's substrate tokens come first (2.c), laid from the token pile
     if pos.in_setup:
         if any(len(pos.hands[c]) < 3 for c in pos.colors) and pos.bag > 0:
             return out   # the opening draws come first (3), and a draw is the bag's, not a choice

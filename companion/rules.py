@@ -26,11 +26,14 @@ from companion.options import option
 from companion.outcome import check_missions, early_result, final_result
 from companion.position import Position, Spore
 from companion.purchase import execute_purchase, plan_purchase
+from companion.setup_steps import setup_order_message, setup_tokens_pending
+from companion.wording import and_list
 
 REASONS: dict[str, str] = {
     "game_over": "the game has ended",
     "unknown_player": "the move names a colour nobody plays",
     "setup_incomplete": "every player must place a spore first (rulebook 3)",
+    "setup_order": "the set-up's substrate tokens are laid before the spores and the first turn (2.c, 3)",
     "not_your_turn": "only the active player may do this",
     "action_already_taken": "each action may be taken once per turn (4)",
     "tile_not_in_hand": "the tile is not in the player's hand",
@@ -85,7 +88,7 @@ REASONS: dict[str, str] = {
     "purchase_limit": "table rule: mushroom cards per turn",
     "nutrient_cap": "a player cannot hold more than 8 nutrients (5)",
     "not_same_network": "giver and receiver must share a mycelium network (5.c)",
-    "not_teammate": "table rule: nutrients go to teammates only",
+    "not_teammate": "nutrients go to a teammate only (9.b; competitive play: table rule give_in_competitive)",
     "swap_already_used": "the colour swap is once per turn (Swap Nutrient Color)",
     "no_swap_card": "swapping needs a Swap Nutrient Color card",
     "supply_empty": "the supply has no cube of that colour",
@@ -174,6 +177,10 @@ def choices_needed(pos: Position, move: Move | dict[str, Any], edition: Edition 
 
 TURN_ACTIONS = {"place", "rock", "discard", "move", "remove", "spore_ability", "draw", "end_turn",
                 "give", "swap", "buy"}
+SETUP_ORDERED = (TURN_ACTIONS | {"spore"}) - {"draw"}
+"""Moves refused while the set-up's substrate tokens are still to be laid (2.c before 3); the
+opening draws are not among them (they do not touch the board, and a bag reader reports a
+tile as it is drawn)."""
 SLOT = {"place": "place", "rock": "place", "discard": "place", "move": "move", "remove": "remove",
         "spore_ability": "spore", "give": "give"}  # swap has its own reason code
 
@@ -184,6 +191,9 @@ def _validate(b: Board, m: Move) -> None:
         raise IllegalMove("game_over", "The game is over" + (f": {pos.result['reason']}." if pos.result.get("reason") else "."))
     if m.player != TABLE and m.player not in pos.colors:
         raise IllegalMove("unknown_player", f"{m.player} is not playing (players: {', '.join(pos.colors)}).")
+    if m.action in SETUP_ORDERED and setup_tokens_pending(pos):
+        # 2.c before 3: the set-up's substrate tokens first, then the spores and the turns.
+        raise IllegalMove("setup_order", setup_order_message(pos))
     if m.action == "draw" and pos.in_setup:
         # Rulebook 3: before the game every player draws 3 tiles; the bag reader cannot tell who
         # drew, so opening draws fill the hands in turn order.
@@ -475,14 +485,42 @@ def gift_amounts(pos: Position) -> tuple[int, ...]:
     return (1, 2) if "funga" in pos.missions else (1,)
 
 
+def gift_receivers(pos: Position, giver: str) -> list[str]:
+    """The players ``giver`` may give nutrients to in this game's mode, in turn order: the
+    teammate in team play (9.b "give nutrients to their teammate", never an opponent), every
+    other player in cooperative play (5.c "to another"), and in competitive play every other
+    player with the table rule ``give_in_competitive`` (default on), nobody without it.  Whether
+    a gift can be made now also depends on the networks (5.c, 7.a): :func:`check` says."""
+    if pos.mode == "competitive" and not option(pos.options, "give_in_competitive"):
+        return []
+    side = pos.teammates(giver) if pos.mode == "team" else pos.colors
+    return [c for c in side if c != giver]
+
+
+def gift_offer(pos: Position) -> dict[str, Any] | None:
+    """What the active player may put in a gift now, for the dashboard's Give dialog:
+    ``{"player", "to": receivers (:func:`gift_receivers`), "held": {colour: cubes held, > 0},
+    "amounts": the cube counts one gift may hold (:func:`gift_amounts`) that the player can
+    pay}``; ``None`` during the set-up and once the game is over.  A gift of two may mix
+    colours (7.b "any two nutrients")."""
+    if pos.result is not None or pos.in_setup:
+        return None
+    giver = pos.active
+    held = {k: n for k, n in pos.nutrients[giver].items() if n > 0}
+    return {"player": giver, "to": gift_receivers(pos, giver), "held": held,
+            "amounts": [a for a in gift_amounts(pos) if a <= sum(held.values())]}
+
+
 def _v_give(b: Board, m: Move) -> None:
     pos, ed = b.pos, b.edition
     target = m.give
     if target not in pos.colors or target == m.player:
         raise IllegalMove("unknown_player", f"{target} is not another player at this table.")
-    if pos.mode == "team" and target not in pos.teammates(m.player) or (
-            pos.mode == "competitive" and not option(pos.options, "give_in_competitive")):
-        raise IllegalMove("not_teammate", f"{target} is not your teammate.")
+    if target not in gift_receivers(pos, m.player):
+        if pos.mode == "team":
+            raise IllegalMove("not_teammate", f"{target} is not your teammate: in team play nutrients go to "
+                              f"your teammate only ({and_list(gift_receivers(pos, m.player))}, 9.b).")
+        raise IllegalMove("not_teammate", f"Table rule: nutrients are not given to opponents ({target}) in this game.")
     amount = sum(m.nutrients.values())
     short = economy.shortfall(pos.nutrients[m.player], m.nutrients)
     shared = _share_network(b, m.player, target)

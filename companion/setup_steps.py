@@ -19,6 +19,42 @@ from companion.wording import and_list
 HAND_SIZE = 3
 """Tiles each player draws before the game (3)."""
 
+ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def setup_tokens_pending(pos: Position) -> bool:
+    """Whether substrate tokens of the set-up (2.c) are still to be laid: a token waits while a
+    spore is still to place, or before anything was put on the board in the first round (no
+    tile, no rock, no action taken).  A token waiting later in the game is the replacement of a
+    degraded or crushed substrate (5.a), not the set-up's.
+
+    The rulebook lays the tokens (2.c) before the spores (3), so :func:`companion.rules.check`
+    refuses a spore or a turn action while this holds (reason ``setup_order``); the opening
+    draws may come before or after the tokens (they do not touch the board)."""
+    if not pos.pending_substrates or pos.result is not None:
+        return False
+    if pos.in_setup:
+        return True
+    return pos.turn_number <= 1 and not pos.taken and not pos.tiles and not pos.rocks
+
+
+def tokens_to_lay(pos: Position) -> str:
+    """The set-up's tokens still to lay, in words and in the order 2.c lists them: ``"the 2nd
+    wood substrate"``, ``"the 1st and 2nd wood and the 2nd soil substrates"``."""
+    waiting = Counter(pos.pending_substrates)
+    laid = Counter(pos.substrates.values())
+    parts = []
+    for kind in sorted(waiting, reverse=True):          # wood, then soil (2.c: "2 wood and 2 soil")
+        nth = [ORDINALS.get(n, f"{n}th") for n in range(laid[kind] + 1, laid[kind] + waiting[kind] + 1)]
+        parts.append(f"the {and_list(nth)} {kind}")
+    return and_list(parts) + (" substrates" if sum(waiting.values()) > 1 else " substrate")
+
+
+def setup_order_message(pos: Position) -> str:
+    """The sentence refusing a move made before the set-up's tokens are laid (2.c, 3)."""
+    after = "the spores" if pos.in_setup else "the first turn"
+    return f"Lay {tokens_to_lay(pos)} first (2.c): the substrate tokens go on the board before {after} (3)."
+
 
 @dataclass(frozen=True)
 class SetupStep:
@@ -64,7 +100,8 @@ def setup_steps(pos: Position, ed: Edition) -> list[SetupStep]:
 
 def player_setup_task(pos: Position, color: str) -> str | None:
     """What ``color`` still does during the set-up (``"draw 2 tiles"``, ``"place the spore"``,
-    ``"place the spore after blue"``), or ``None`` when nothing is left for them or the game
+    ``"place the spore after blue"``, ``"place the spore after the substrate tokens"`` while
+    they are still to lay, 2.c), or ``None`` when nothing is left for them or the game
     has started (3)."""
     if pos.result is not None or not pos.in_setup:
         return None
@@ -76,4 +113,6 @@ def player_setup_task(pos: Position, color: str) -> str | None:
     if color not in waiting:
         return None
     i = waiting.index(color)
-    return "place the spore" if i == 0 else f"place the spore after {waiting[i - 1]}"
+    if i == 0:
+        return "place the spore after the substrate tokens" if setup_tokens_pending(pos) else "place the spore"
+    return f"place the spore after {waiting[i - 1]}"

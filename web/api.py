@@ -285,8 +285,7 @@ def _commit(doc: dict[str, Any], after: int | None = None):
         raise ApiError(400, "bad_move", f"malformed move ({type(e).__name__}): see docs/position.md") from None
     with s.lock:
         if after is not None and len(s.game.events) != after:
-            raise ApiError(409, "stale", "The game moved on since this was opened (a move was entered "
-                           "meanwhile, perhaps on another tablet): nothing was entered; look again.")
+            raise ApiError(409, "stale", _stale_message(move, s.game.events, after))
         if s.choices is not None:
             raise ApiError(409, "awaiting_choices", s.choices.sentence() + " first.")
         verdict = s.game.check(move)
@@ -300,6 +299,31 @@ def _commit(doc: dict[str, Any], after: int | None = None):
             return jsonify({"ok": True, "event": None, "choices": s.choices.to_json(), "seq": s.bus.last_id})
         ev = s.game.events[-1]
     return jsonify({"ok": True, "event": ev.to_json(), "seq": s.bus.last_id})
+
+
+ALREADY_ENTERED = {
+    "draw": "That draw was already entered by another tablet",
+    "reveal": "That card was already turned up on another tablet",
+}
+"""The refusal of a table input another tablet entered first, by action (a draw or a card tapped
+in on two tablets at once)."""
+
+
+def _stale_message(move, events: list, after: int) -> str:
+    """Why ``move``, made against ``after`` moves, is refused now that the game has
+    ``len(events)``: when what it enters came in meanwhile (a draw for the same player: a tile
+    has copies, so any of theirs; the same card turned up), that another tablet already entered
+    it, naming the move; else that the game moved on."""
+    def same(ev) -> bool:
+        return (ev.move.get("action") == move.action and ev.move.get("player") == move.player
+                and (move.action != "reveal" or ev.move.get("card") == move.card))
+    entered = next((ev for ev in reversed(events[after:]) if same(ev)), None)
+    if entered is not None and move.action in ALREADY_ENTERED:
+        what = entered.notes[0] if entered.notes else move.action
+        return (f"{ALREADY_ENTERED[move.action]} (move {entered.seq}: {what}): nothing was entered. The page now shows "
+                "the game as it is; tap again only for another one.")
+    return ("The game moved on since this was opened (a move was entered meanwhile, perhaps on another "
+            "tablet): nothing was entered; look again.")
 
 
 def _player(doc: dict[str, Any]) -> str:

@@ -434,6 +434,7 @@ class TableSession:
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
             "give_amounts": [] if pos.result is not None else list(rules.gift_amounts(pos)),
+            "give": rules.gift_offer(pos),
             "draw": draw_offer(pos, ed) if snap["draws_on_dashboard"] and snap["choices"] is None else None,
             "reveal": reveal_offer(pos, ed) if snap["real_table"] and snap["choices"] is None else None,
             "real_table": snap["real_table"],

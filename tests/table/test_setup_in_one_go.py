@@ -1,5 +1,6 @@
 """Set-up placements a table lays in one go are read as set-up moves, in the rulebook's order
-(docs/table.md, "From frames to moves"; rulebook 2.c and 3).
+(docs/table.md, "From frames to moves"; rulebook 2.c and 3); a spore seen before the tokens is
+held as illegal, naming the tokens to lay first.
 
 The four tokens are those of a user's report (``u4.json``: wood on E5 and E7, soil on G3 and
 B2, laid at once on an empty two-player table), where the companion called the board a
@@ -108,3 +109,27 @@ def test_tokens_and_every_spore_of_the_first_round_at_once_come_in_the_rulebook_
     seq, _ = ex.matches[0]
     assert [m["action"] for m in seq] == ["substrate"] * 4 + ["spore"] * 4
     assert [m for m in seq if m["action"] == "spore"] == spores
+
+
+def test_a_spore_seen_before_the_tokens_is_held_naming_the_tokens_then_read_with_them():
+    # 2.c before 3: the camera sees blue's spore while no token is down
+    t = Table()
+    s = t.session
+    for color in s.position.colors:
+        for _ in range(3):
+            code = next(c for c, n in sorted(s.position.bag_tiles.items()) if n and c != "ROCK")
+            assert s.submit({"player": color, "action": "draw", "tile": code}).legal
+    t.show(t.board_with([]))
+    blue = s.position.colors[0]
+    at = movegen.starting_spaces(Board(s.position, s.edition), blue)[0]
+    board = t.board_with([])
+    board["spores"] = {blue: {"at": [at.q, at.r], "used": False}}
+    board["meeples"] = {blue: [at.q, at.r]}
+    t.show(board)
+    assert s.illegal is not None and s.illegal["reason"] == "setup_order"
+    assert s.illegal["message"].startswith("Lay the 1st and 2nd wood and the 1st and 2nd soil substrates first (2.c)")
+    assert [e.move["action"] for e in s.game.events] == ["draw"] * 6
+    board["substrates"] = t.board_with(TOKENS)["substrates"]     # the tokens laid beside it
+    t.show(board)
+    assert [e.move["action"] for e in s.game.events[6:]] == ["substrate"] * 4 + ["spore"]
+    assert s.illegal is None

@@ -1,35 +1,21 @@
 """A table without a bag reader (``run --rfid none``) enters each draw on the dashboard, in
 Debian's Chromium: the player a drawn tile goes to gets *Drew a tile*, which opens a grid of the
 tiles still in the bag (picture and code, as the hand shows them) to tap; the confirmed tile is
-in the hand.  The open dialog follows draws entered on another tablet, and a stale Confirm is
-drawn again rather than refused for good.  With a reader (or the bots' demo) there is no such
+in the hand.  The open dialog follows draws entered on another tablet and clears a pick made
+before one came in; a Confirm sent before the page heard of it is refused as already entered
+by another tablet, and the dialog is drawn again.  With a reader (or the bots' demo) there is no such
 control."""
 
 from __future__ import annotations
-
-import random
 
 import pytest
 
 from test_browser import ARTIFACTS, browser, open_page, pytestmark  # noqa: F401  (fixture and skip reused)
 from test_browser_undo import unlock
-from webtools import PIN, Browser
+from webtools import PIN, Browser, readerless_table
 
-from companion.edition import load_edition
-from companion.game import Game
-from companion.setup import GameConfig, new_game
-from companion.table.session import TableSession
 from web import create_app
 from web.server import serve
-
-
-def readerless_table() -> TableSession:
-    """A new table game with no hand dealt, as ``run --rfid none`` starts it."""
-    config = GameConfig()
-    pos, _ = new_game(config, load_edition(config.edition), random.Random(4), deal=False)
-    session = TableSession(Game(pos, config))
-    session.draws_on_dashboard = True        # what run sets for --rfid none
-    return session
 
 
 def test_the_state_offers_the_bag_only_to_a_table_without_a_reader(shared_table):
@@ -99,20 +85,25 @@ def test_a_draw_is_tapped_in_and_the_dialog_follows_the_game(browser):
         page.wait_for_function(f"document.querySelectorAll('{hand}').length === 1")
 
         # another tablet enters blue's second draw while this one has a tile picked: the open
-        # dialog follows (tiles left, that tile's count, a line saying what was entered), the
-        # pick stays, and Confirm enters it as blue's third draw
+        # dialog follows (tiles left, that tile's count, a line saying what was entered) and
+        # clears the pick, since it may be that very draw: Confirm cannot enter it twice; a
+        # tile tapped again is blue's third draw
         code, left = pick_before_another_tablet_draws(page, session, blue)
         page.wait_for_function("document.querySelector('#dlg-body .detail').textContent.includes('(46 left)')")
         assert page.locator(f".drawpick button[data-code='{code}'] .left").inner_text() == f"×{left - 1}"
         assert "entered meanwhile" in page.locator("#dlg-error").inner_text()
-        assert page.locator(f".drawpick button[data-code='{code}']").get_attribute("aria-checked") == "true"
+        assert "Your pick was cleared" in page.locator("#dlg-error").inner_text()
+        assert page.locator(f".drawpick button[data-code='{code}']").get_attribute("aria-checked") == "false"
+        assert page.locator("#draw-ok").is_disabled() and len(session.position.hands[blue]) == 2
+        page.locator(f".drawpick button[data-code='{code}']").click()
         page.locator("#draw-ok").click()
         page.wait_for_function(f"document.querySelectorAll('{hand}').length === 3")
         assert session.position.hands[blue][1:] == [code, code]
 
-        # a phone that missed the move (its event stream cut): Confirm is refused as stale, the
-        # refusal shows above the buttons, the dialog is drawn again from the game as it is now
-        # with the pick kept, and the second Confirm is taken
+        # a phone that missed the move (its event stream cut): Confirm is refused, that draw
+        # being already entered by another tablet; the refusal shows above the buttons, the
+        # dialog is drawn again from the game as it is now with the pick cleared, and a tile
+        # tapped again is taken as the next draw
         phone = browser.new_page(viewport={"width": 360, "height": 740}, bypass_csp=True)
         phone.on("pageerror", lambda e: errors.append(str(e)))
         phone.route("**/api/events*", lambda route: route.abort())
@@ -122,7 +113,8 @@ def test_a_draw_is_tapped_in_and_the_dialog_follows_the_game(browser):
         code, left = pick_before_another_tablet_draws(phone, session, orange)
         assert phone.locator(f".drawpick button[data-code='{code}'] .left").inner_text() == f"×{left}"   # not told
         phone.locator("#draw-ok").click()
-        phone.wait_for_function("document.querySelector('#dlg-error').textContent.includes('moved on')")
+        phone.wait_for_function("document.querySelector('#dlg-error').textContent.includes('already entered by another tablet')")
+        assert len(session.position.hands[orange]) == 1
         phone.wait_for_function(f"document.querySelector(\".drawpick button[data-code='{code}'] .left\").textContent === '×{left - 1}'")
         text, buttons = phone.evaluate("""() => {
             const range = document.createRange();
@@ -133,7 +125,9 @@ def test_a_draw_is_tapped_in_and_the_dialog_follows_the_game(browser):
         assert 0 <= text[0] < text[1] <= buttons[0] <= buttons[1] <= 740, \
             f"the refusal's text ({text}) must show above the dialog's buttons ({buttons}) on a 360x740 phone"
         phone.screenshot(path=str(ARTIFACTS / "draw-stale-360x740.png"))
-        assert phone.locator(f".drawpick button[data-code='{code}']").get_attribute("aria-checked") == "true"
+        assert phone.locator(f".drawpick button[data-code='{code}']").get_attribute("aria-checked") == "false"
+        assert phone.locator("#draw-ok").is_disabled()
+        phone.locator(f".drawpick button[data-code='{code}']").click()
         phone.locator("#draw-ok").click()
         phone.wait_for_selector("#dlg", state="hidden")
         assert session.position.hands[orange] == [code, code]

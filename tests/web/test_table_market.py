@@ -186,4 +186,10 @@ def test_during_the_setup_the_rows_and_the_hint_speak_of_the_setup_not_of_turns_
         for code in [t["code"] for t in session.state()["draw"]["tiles"] if t["code"] != "ROCK"][:3]:
             assert session.submit({"player": c, "action": "draw", "tile": code}).legal
     rows = {p["color"]: p["setup"] for p in session.state()["players"]}
+    assert rows == {"blue": "place the spore after the substrate tokens", "orange": "place the spore after blue"}
+    for kind in ("wood", "wood", "soil", "soil"):     # 2.c before 3: the tokens laid, the spores may come
+        at = next(h for h in session.edition.substrate_tokens[kind]
+                  if h not in session.position.substrates and h not in session.position.trees)
+        assert session.submit({"player": "table", "action": "substrate", "kind": kind, "at": [at.q, at.r]}).legal
+    rows = {p["color"]: p["setup"] for p in session.state()["players"]}
     assert rows == {"blue": "place the spore", "orange": "place the spore after blue"}

@@ -13,6 +13,21 @@ from companion.selfplay import BotTable
 PIN = "432187"
 
 
+def readerless_table():
+    """A new table game with no hand dealt and no substrate token laid, as ``run --rfid none``
+    starts it: its draws are tapped in on the dashboard."""
+    import random
+    from companion.edition import load_edition
+    from companion.game import Game
+    from companion.setup import GameConfig, new_game
+    from companion.table.session import TableSession
+    config = GameConfig()
+    pos, _ = new_game(config, load_edition(config.edition), random.Random(4), deal=False)
+    session = TableSession(Game(pos, config))
+    session.draws_on_dashboard = True        # what run sets for --rfid none
+    return session
+
+
 def play_turns(session, turns: int, seed: int = 7) -> BotTable:
     """Bots play ``turns`` turns of ``session``'s game (through the game, as the table loop would)."""
     table = BotTable.from_game(session.game, seed, check_invariants=False)

@@ -326,7 +326,9 @@
     }
     else if (!pos.board.spores || Object.keys(pos.board.spores).length < pos.players.length) {
       // the set-up's next step for a player: the draws come before the spores (rulebook 3)
-      const ps = replay ? [] : S.players, next = ps.find(p => (p.setup || "").startsWith("draw")) || ps.find(p => p.setup === "place the spore");
+      // (the first spore waits for the substrate tokens while they are still to lay, 2.c)
+      const ps = replay ? [] : S.players, next = ps.find(p => (p.setup || "").startsWith("draw"))
+        || ps.find(p => p.setup === "place the spore" || p.setup === "place the spore after the substrate tokens");
       if (next) turn.append("Set-up: ", chip(next.color), " ", cap(next.color), ": " + next.setup);
       else turn.append("Set-up: ", chip(pos.active), " ", cap(pos.active), " places a spore");
     }
@@ -694,7 +696,7 @@
   function drawDialog() {
     const tileWord = (code) => code === "ROCK" ? "a rock" : code;
     pickerDialog({
-      id: "draw", gridClass: "drawpick", gridLabel: "Tiles in the bag",
+      id: "draw", gridClass: "drawpick", gridLabel: "Tiles in the bag", clearOnMove: true,
       offer: () => S.draw,
       owner: (offer) => offer.player,
       title: (offer) => offer ? `${cap(offer.player)} drew a tile` : "Drew a tile",
@@ -714,13 +716,16 @@
   let picker = null;   // redraws the open picker dialog from the latest state
   /** A dialog of things to tap, then *Confirm*, that follows the game while it is open: when
    * the state changes (a move entered on another tablet) its heading, text and grid are drawn
-   * again from ``spec.offer()`` (or ``spec.none()`` when nothing is offered), the pick is kept
-   * while it is still offered to the same ``spec.owner``, and a line says what moved.  Confirm
-   * sends the number of moves the dialog shows as ``after`` (409 ``stale`` when a move came in
-   * first: the dialog is drawn again from the new state, pick kept) and is disabled while the
-   * request is out, so a double tap enters once. */
+   * again from ``spec.offer()`` (or ``spec.none()`` when nothing is offered), and a line says
+   * what moved.  A pick is made against the game as it was when tapped: with
+   * ``spec.clearOnMove`` (the draw: a tile has copies) a move coming in meanwhile clears it, as
+   * it may be the very draw being entered here, entered on another tablet; otherwise the pick is
+   * kept while it is still offered to the same ``spec.owner``.  Confirm sends the number of moves the
+   * pick was made against as ``after`` (409 ``stale`` when a move came in first, "already entered
+   * by another tablet": the dialog is drawn again from the new state, the pick cleared) and is
+   * disabled while the request is out, so a double tap enters once. */
   function pickerDialog(spec) {
-    let picked = null, owner = null, shown = null, seen = moveCount(), busy = false;
+    let picked = null, pickedAt = null, owner = null, shown = null, seen = moveCount(), busy = false;
     const ok = h("button", { type: "button", class: "primary", id: spec.id + "-ok", disabled: true }, "Confirm");
     const intro = h("p", { class: "detail" });
     const grid = h("div", { class: spec.gridClass, role: "radiogroup", "aria-label": spec.gridLabel });
@@ -745,14 +750,18 @@
       owner = now;
       if (moves !== seen) {
         const last = S.log.length ? S.log[S.log.length - 1] : null;
-        dlgError(moves > seen && last ? `Move ${last.seq} was entered meanwhile: ${last.text}. Look again before confirming.`
-          : `Move ${seen} was taken back meanwhile. Look again before confirming.`);
+        // a tile has copies: the draw that came in may be the one picked here, so the pick goes;
+        // a card is one of a kind: one still offered was not entered, and stays picked
+        const clear = picked && spec.clearOnMove;
+        dlgError((moves > seen && last ? `Move ${last.seq} was entered meanwhile: ${last.text}.` : `Move ${seen} was taken back meanwhile.`)
+          + (clear ? " Your pick was cleared: tap again only if it is still to enter." : " Look again before confirming."));
+        if (clear) picked = null; else if (picked) pickedAt = moves;
         seen = moves;
       }
       $("#dlg-title").textContent = spec.title(offer);
       intro.textContent = offer ? spec.intro(offer) : spec.none();
       grid.replaceChildren(...items.map(it => h("button", Object.assign({ type: "button", role: "radio", "aria-checked": "false", "data-key": it.key,
-        onclick: () => { picked = it.key; dlgError(""); showPick(); } }, it.attrs), ...it.kids)));
+        onclick: () => { picked = it.key; pickedAt = moveCount(); dlgError(""); showPick(); } }, it.attrs), ...it.kids)));
       grid.hidden = !offer;
       showPick();
     };
@@ -763,8 +772,8 @@
       if (!picked || busy || !offer) return;
       busy = true;
       showPick();
-      send("move", { move: spec.move(offer, picked), after: moveCount() }, spec.done(offer, picked), async (e) => {
-        if (e.code === "stale") { await refresh(); if (dlg.open) dlgError(e.message); }   // drawn again from the new state
+      send("move", { move: spec.move(offer, picked), after: pickedAt }, spec.done(offer, picked), async (e) => {
+        if (e.code === "stale") { await refresh(); picked = null; if (dlg.open) dlgError(e.message); }   // drawn again from the new state
         busy = false;
         if (dlg.open) showPick();
       });
@@ -903,18 +912,44 @@
       [{ label: "Withdraw the move", primary: true, id: "withdraw-ok", onclick: () => send("choose/withdraw", { id: p.id }, "Move withdrawn.") }]);
   }
 
-  function otherColors() { return S.position.players.map(p => p.color).filter(c => c !== S.position.active); }
 
+  /** The gift the rules allow now (state ``give``): the receivers of this mode only (the
+   * teammate in team play, 9.b), a button per colour the giver holds, tapped once per cube up
+   * to the gift's size (two with the Funga mission, 7.b "any two nutrients": one colour or two),
+   * never more cubes of a colour than are held. */
   function giveDialog() {
-    const others = otherColors();
-    // Only the amounts the rules allow now (1, or 2 with the Funga mission, 7.b).
-    const amounts = S.give_amounts || [1];
-    let to = others[0], col = "pink", n = 1;
-    openDialog(`${cap(S.position.active)} gives nutrients`, [
-      h("label", {}, "To"), choiceRow("to", others.map(c => [c, cap(c)]), to, v => { to = v; }),
-      h("label", {}, "Colour"), choiceRow("color", NUT.map(([c, l]) => [c, `${l} ${c}`]), col, v => { col = v; }),
-      h("label", {}, "How many"), choiceRow("n", amounts.map(a => [a, String(a)]), n, v => { n = v; }),
-    ], [{ label: "Give", primary: true, id: "give-ok", onclick: () => send("give", { to, nutrients: { [col]: n } }, "Given.") }]);
+    const offer = S.give, who = cap(S.position.active);
+    const none = !offer ? "No gift can be made now." : !offer.to.length ? `${who} has nobody to give to in this game (table rule give_in_competitive).`
+      : !offer.amounts.length ? `${who} holds no nutrient to give.` : "";
+    if (none) return openDialog(`${who} gives nutrients`, [h("p", { class: "detail", id: "give-none" }, none)], []);
+    const max = Math.max(...offer.amounts);
+    let to = offer.to[0], picked = [];
+    const ok = h("button", { type: "button", class: "primary", id: "give-ok", disabled: true }, "Give");
+    const left = h("span", { class: "left" });
+    const count = (c) => picked.filter(x => x === c).length;
+    const row = h("div", { class: "choices nutpick", "data-name": "nutrients" }, ...Object.keys(offer.held).map(c =>
+      h("button", { type: "button", class: "nut " + c, "data-color": c, title: `${who} holds ${offer.held[c]}`, onclick: () => {
+        if (max === 1) picked = [c];
+        else if (picked.length < max && count(c) < offer.held[c]) picked.push(c);
+        draw();
+      } }, NUT_WORD[c] || c, " ", h("b", {}, "0"))),
+      h("button", { type: "button", class: "clear", onclick: () => { picked = []; draw(); } }, "Clear"));
+    const draw = () => {
+      for (const b of row.children) if (b.dataset.color) b.querySelector("b").textContent = String(count(b.dataset.color));
+      left.textContent = picked.length ? `(${picked.length} of ${max} cube${max === 1 ? "" : "s"})` : `(tap a colour once per cube, up to ${max})`;
+      ok.disabled = !picked.length;
+    };
+    openDialog(`${who} gives nutrients`, [
+      h("label", {}, "To"), choiceRow("to", offer.to.map(c => [c, cap(c)]), to, v => { to = v; }),
+      h("label", {}, "Nutrients ", left), row,
+    ], []);
+    $("#dlg-buttons").prepend(ok);
+    ok.onclick = () => {
+      const nutrients = {};
+      for (const c of picked) nutrients[c] = (nutrients[c] || 0) + 1;
+      send("give", { to, nutrients }, "Given.");
+    };
+    draw();
   }
 
   function swapDialog() {
