@@ -71,3 +71,21 @@ def deduced(r: SpaceReading, side_confidence: float = 1.0, bar: float = 0.5) -> 
                  else "the chip around it does not show its colour clearly")
     return (f"{r.meeple}'s meeple, seen clearly on no space, is read on its spore here (a meeple is on the "
             f"board while its spore is); {what_else}")
+
+
+def hidden_meeple(r: SpaceReading, player: str, spore_at: str, covered: str, symbol_shows: bool,
+                  bar: float = 0.5) -> str | None:
+    """Why ``r``, the reading of ``player``'s spore (at label ``spore_at``), is unsure while
+    something covers the spaces ``covered`` ("D4, D5") and ``player``'s meeple is seen clearly on
+    no space: it may stand on its spore or under the object, and the camera cannot tell.
+
+    Where the spore shows its symbol (``symbol_shows``) the meeple is taken to be under the
+    object, and a spore read with confidence ``bar`` or more needs no reason (``None``); one read
+    under it (its side, its colour) gets a reason about the meeple all the same, since a meeple
+    on it would hide its symbol: the side its cap hides is not the doubt a player must settle.
+    E.g. "read as the blue spore; blue's meeple is not seen: on its spore at E5 or under what
+    covers D4, D5; the camera cannot tell"."""
+    if symbol_shows and r.confidence >= bar:
+        return None
+    return (f"{read_as(r)}; {player}'s meeple is not seen: on its spore at {spore_at} or under what covers "
+            f"{covered}; the camera cannot tell")
