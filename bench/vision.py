@@ -32,7 +32,9 @@ asking; a wrong space below it is held and asked about, yet counts as wrong here
 space read right counts as right), and spores whose side the reader says it cannot
 see ("side not visible": under its own meeple; the table keeps the side it knows from the game,
 so such a space is neither wrong nor keeps its board from being perfect; a side claimed and
-wrong counts as wrong).  Per piece kind, the spaces where that kind is
+wrong counts as wrong), and the spaces listed unsure (read, with a confidence under
+``companion.vision.unsure.LOW_CONFIDENCE``: ``Reading.unsure``, what ``read-board`` lists and the
+table asks about) per board, mean and max, with how many of them were read right.  Per piece kind, the spaces where that kind is
 misread out of the spaces whose truth holds that kind (a phantom piece counts against the kind
 read).  Under clipping glare, of the spaces with clipped pixels: read right, reported
 unreadable, and misread without being reported unreadable, split into confident misreads

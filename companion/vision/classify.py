@@ -363,7 +363,8 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
 
 def hypothesis_words(name: tuple) -> str:
     """A hypothesis of :func:`classify` (``("rock",)``, ``("spore", "black", None)``, ``("tile",
-    "P03")``) in the words of :func:`companion.vision.meeple_doubts.describe`."""
+    "P03")``) in words, as every reason names a piece: "a rock", "the black spore", "tile P03",
+    "an empty space", "a wood substrate"."""
     kind = name[0]
     if kind == "tile":
         return f"tile {name[1]}"

@@ -13,7 +13,8 @@ position.  ``unsure``: the readable spaces read with a confidence under
 space's printed label.  Otherwise the reading in words, every space by its printed label (``E5``,
 as on the dashboard), and each space read with low confidence or not at all with its reason (the
 pieces of the spaces it could not read are left out of the lists, those spaces named once per
-reason).  ``unreadable`` names the spaces the camera could not read and why, e.g. "glare on F6:
+reason; every unsure space of ``--json`` is listed, those sharing a reason on one line,
+:func:`unsure_lines`).  ``unreadable`` names the spaces the camera could not read and why, e.g. "glare on F6:
 move the lamp" (confidence 0).  When something
 covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
 reading is printed all the same and the exit status is 3: the board is not all in view (a space under a

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.classify import SpaceReading
+from companion.vision.classify import SpaceReading, hypothesis_words
 from companion.vision.pieces import PLAYERS
 
 COVERABLE = ("spore", "empty", "wood", "soil")
@@ -42,15 +42,7 @@ def may_stand(readings: list[SpaceReading], players: tuple[str, ...] = PLAYERS) 
 def describe(r: SpaceReading) -> str:
     """What a space was read as, for a sentence: "tile P03", "the black spore", "a wood
     substrate", "an empty space", "a rock"."""
-    if r.kind == "tile":
-        return f"tile {r.code}"
-    if r.kind == "spore":
-        return f"the {r.player} spore"
-    if r.kind == "empty":
-        return "an empty space"
-    if r.kind in ("rock", "tree"):
-        return f"a {r.kind}"
-    return f"a {r.kind} substrate"
+    return hypothesis_words((r.kind, r.code if r.kind == "tile" else r.player))
 
 
 def read_as(r: SpaceReading) -> str:

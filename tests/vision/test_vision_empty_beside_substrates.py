@@ -11,12 +11,9 @@ a board unsure, nearly all of them empty."""
 from __future__ import annotations
 
 import pytest
-from bench_groups import SIZE, calibrate_group, group_board
+from bench_groups import calibrate_group, read_group_board
 
-from calibration.intrinsics import Intrinsics
-from companion.sim.render import render_styled
 from companion.vision.profile import load_profile
-from companion.vision.reader import BoardReader
 from companion.vision.unsure import LOW_CONFIDENCE
 
 
@@ -30,10 +27,7 @@ def soil_like_board(tmp_path_factory, geo):
 
 @pytest.mark.parametrize("board_no", [0, 1])
 def test_empty_spaces_beside_both_soil_substrates_are_read_surely(board_no, soil_like_board, geo, codes):
-    board, cam, light, table, rng = group_board("bands", "daylight", 5, board_no, geo, codes)
-    frame = render_styled(board, geo, "bands", light, rng=rng, size=SIZE, camera=cam, table=table)
-    reader = BoardReader(geo, profile=soil_like_board, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes)
-    reading = reader.read(frame.image)
+    board, reading = read_group_board("bands", "daylight", 5, board_no, geo, codes, soil_like_board)
     taken = {tuple(x["at"]) for k in ("tiles", "trees", "substrates") for x in board[k]}
     taken |= {tuple(r) for r in board["rocks"]} | {tuple(s["at"]) for s in board["spores"].values()}
     empty = [h for h in geo.spaces if tuple(h) not in taken]
