@@ -217,7 +217,7 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     ``not_rivals``: kinds (``"wood"``, ``"soil"``...) whose hypotheses are no rivals of a space
     read as another kind: its confidence is measured to the best hypothesis of any other kind,
     which ``runner_up`` names (a substrate kind the board already holds all of, rulebook 2.c,
-    5.a: :func:`full_substrates`).  They may still be read.
+    5.a: :meth:`companion.vision.reader.BoardReader.full_substrates`).  They may still be read.
     """
     S = ll.shape[0]
     e = ll[:, L.EDGES].reshape(S, 6, L.POINTS_PER_EDGE, -1)

@@ -26,7 +26,7 @@ from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_group
 from companion.vision.check import check_frame
 from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, is_covered_reason, kind_offsets,
                                       spot_explains)
-from companion.vision.classify import SpaceReading, TileCandidates, hypothesis_words, classify, open_candidates, tile_candidates, tile_candidates_one
+from companion.vision.classify import SpaceReading, TileCandidates, classify, hypothesis_words, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
                                    pigment_linear, to_linear, to_srgb, white_tint)
