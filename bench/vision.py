@@ -32,7 +32,9 @@ asking; a wrong space below it is held and asked about, yet counts as wrong here
 space read right counts as right), and spores whose side the reader says it cannot
 see ("side not visible": under its own meeple; the table keeps the side it knows from the game,
 so such a space is neither wrong nor keeps its board from being perfect; a side claimed and
-wrong counts as wrong).  Per piece kind, the spaces where that kind is
+wrong counts as wrong), and the spaces listed unsure (read, with a confidence under
+``companion.vision.unsure.LOW_CONFIDENCE``: ``Reading.unsure``, what ``read-board`` lists and the
+table asks about) per board, mean and max, with how many of them were read right.  Per piece kind, the spaces where that kind is
 misread out of the spaces whose truth holds that kind (a phantom piece counts against the kind
 read).  Under clipping glare, of the spaces with clipped pixels: read right, reported
 unreadable, and misread without being reported unreadable, split into confident misreads
@@ -370,7 +372,7 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
     r = {"style": style, "light": light_name, "boards": n, "wrong": 0, "wrong sure": 0, "spaces": 0, "perfect": 0, "failed": 0,
          "unreadable": None, "side hidden": 0, "kinds": Counter(), "kind_total": Counter(), "mistakes": Counter(),
          "clip": Counter(), "times": [], "play_times": {}, "still_times": [], "floors": [], "play_check": Counter(), "cpu": {},
-         "stages": {}, "objects": Counter(), "covered": 0,
+         "stages": {}, "objects": Counter(), "covered": 0, "unsure": [], "unsure right": 0,
          "calibration": said,
          "photos": (used, len(cal))}
     if profile_path is None:
@@ -434,6 +436,10 @@ def run_group(style: str, light_name: str, n: int, seed: int, geo, codes, timing
             # of them, read below the table's confidence bar: the table holds those and asks
             r["clip"]["unsure"] += sum(reading.confidence[f"{h[0]},{h[1]}"] < LOW_CONFIDENCE for h in clipped & set(bad))
             r["clip"]["right"] += len(clipped - unread - set(bad))
+        # the spaces read-board lists as unsure (companion.vision.unsure): of them, those read right
+        unsure = [h for h in geo.spaces if f"{h[0]},{h[1]}" in reading.unsure]
+        r["unsure"].append(len(unsure))
+        r["unsure right"] += sum(h not in bad for h in unsure)
         r["wrong"] += len(bad)
         # of them, read at or above the table's bar: the table would take those without asking
         r["wrong sure"] += sum(reading.confidence[f"{h[0]},{h[1]}"] >= LOW_CONFIDENCE for h in bad)
@@ -530,6 +536,9 @@ def report(r: dict, held_out: bool) -> None:
     line = (f"  {r['light']:15s} spaces wrong {pct(r['wrong'], spaces):>8s}  boards perfect {pct(r['perfect'], r['boards']):>8s}"
             f"  unreadable {unread:>4s} (covered {r['covered']})  side not visible {r['side hidden']:>3d}  failed {r['failed']}"
             f"  wrong at or above the table's bar {r['wrong sure']}")
+    if r["unsure"]:
+        line += (f"  unsure per board mean {statistics.mean(r['unsure']):.1f} max {max(r['unsure'])}"
+                 f" (right {r['unsure right']} of {sum(r['unsure'])})")
     target = HELD_OUT_TARGETS.get(r["light"]) if held_out else None
     if target:
         ok = (target[0] is None or r["wrong"] <= target[0] * spaces) and (target[1] is None or r["perfect"] >= target[1] * r["boards"])

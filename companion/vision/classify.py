@@ -126,6 +126,11 @@ class SpaceReading:
     """A tree's four mycorrhiza slots: how much better (unclipped log-likelihood of the slot's
     mean colour) the owner read there fits than the next colour or an empty slot
     (:func:`slot_owners`)."""
+    runner_up: str | None = None
+    """What the space looks next most like, as :func:`companion.vision.meeple_doubts.describe`
+    words a piece ("a rock", "tile P03", "the black spore", "an empty space"): the hypothesis
+    whose score the confidence's margin is measured to (:func:`classify`); ``None`` where a
+    reading was decided otherwise."""
 
 
 SIDE_DL = 9.0
@@ -198,7 +203,8 @@ def meeple_colour(lab: np.ndarray, profile: ColourProfile, centre_ll: np.ndarray
 
 
 def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = None,
-             profile: ColourProfile | None = None, meeple: np.ndarray | None = None) -> list[SpaceReading]:
+             profile: ColourProfile | None = None, meeple: np.ndarray | None = None,
+             not_rivals: frozenset[str] = frozenset()) -> list[SpaceReading]:
     """One :class:`SpaceReading` per space.
 
     ``ll``: float32 (S, P, K) clipped per-sample log-likelihoods.  ``lab`` (float32 (S, P, 3))
@@ -207,6 +213,11 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     ``meeple``: int (S,) class index of the meeple already decided on each space (-1 none), as
     :func:`companion.vision.pieces.assign_meeples` gives; ``None`` guesses it from colour
     (:func:`meeple_colour`), for profiles that learned no pieces.
+
+    ``not_rivals``: kinds (``"wood"``, ``"soil"``...) whose hypotheses are no rivals of a space
+    read as another kind: its confidence is measured to the best hypothesis of any other kind,
+    which ``runner_up`` names (a substrate kind the board already holds all of, rulebook 2.c,
+    5.a: :meth:`companion.vision.reader.BoardReader.full_substrates`).  They may still be read.
     """
     S = ll.shape[0]
     e = ll[:, L.EDGES].reshape(S, 6, L.POINTS_PER_EDGE, -1)
@@ -306,10 +317,17 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
     best_all = all_scores.argmax(1)
     top = all_scores[rows, best_all]
     all_scores[rows, best_all] = -np.inf
-    margins = top - all_scores.max(1)  # the runner-up
-    confs = 1.0 - np.exp(-margins / CONFIDENCE_SCALE)
-    # spore sides and mycorrhiza slots only where a spore or a tree was read
     chosen = [names[b] if b < len(names) else ("tile",) for b in best_all]
+    second = all_scores.argmax(1)  # the runner-up
+    confs = 1.0 - np.exp(-(top - all_scores[rows, second]) / CONFIDENCE_SCALE)
+    if not_rivals:
+        # hypotheses of these kinds may be read, but are no rivals of a space read otherwise
+        rival = all_scores.copy()
+        rival[:, [i for i, n in enumerate(names) if n[0] in not_rivals]] = -np.inf
+        other = np.array([n[0] not in not_rivals for n in chosen])
+        second = np.where(other, rival.argmax(1), second)
+        confs = 1.0 - np.exp(-(top - all_scores[rows, second]) / CONFIDENCE_SCALE)
+    # spore sides and mycorrhiza slots only where a spore or a tree was read
     sided = np.array([s for s, n in enumerate(chosen) if n[0] == "spore" and n[2] is None], np.int64)
     side_dl = dict(zip(sided.tolist(), spore_side_contrast(lab[sided][..., 0], has_meeple[sided]))) if len(sided) else {}
     trees = np.array([s for s, n in enumerate(chosen) if n[0] == "tree"], np.int64)
@@ -335,11 +353,26 @@ def classify(ll: np.ndarray, cands: TileCandidates, lab: np.ndarray | None = Non
                 r.confidence = min(r.confidence, float(1.0 - np.exp(-min(r.slot_margins) / CONFIDENCE_SCALE)))
         else:
             r = SpaceReading("tile", code=cands.codes[best - len(names)], meeple=meeple, confidence=conf, fit=float(top[s]))
+        r.runner_up = hypothesis_words(names[second[s]] if second[s] < len(names) else ("tile", cands.codes[second[s] - len(names)]))
         if meeple and r.kind in ("rock", "tree", "wood", "soil", "empty"):
             # meeples stand on tiles and spores only; a player colour elsewhere is doubtful
             r.confidence *= 0.5
         out.append(r)
     return out
+
+
+def hypothesis_words(name: tuple) -> str:
+    """A hypothesis of :func:`classify` (``("rock",)``, ``("spore", "black", None)``, ``("tile",
+    "P03")``) in words, as every reason names a piece: "a rock", "the black spore", "tile P03",
+    "an empty space", "a wood substrate"."""
+    kind = name[0]
+    if kind == "tile":
+        return f"tile {name[1]}"
+    if kind == "spore":
+        return f"the {name[1]} spore"
+    if kind == "empty":
+        return "an empty space"
+    return f"a {kind}" if kind in ("rock", "tree") else f"a {kind} substrate"
 
 
 def _centre_patterns(cands: TileCandidates) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,8 @@ position.  ``unsure``: the readable spaces read with a confidence under
 space's printed label.  Otherwise the reading in words, every space by its printed label (``E5``,
 as on the dashboard), and each space read with low confidence or not at all with its reason (the
 pieces of the spaces it could not read are left out of the lists, those spaces named once per
-reason).  ``unreadable`` names the spaces the camera could not read and why, e.g. "glare on F6:
+reason; every unsure space of ``--json`` is listed, those sharing a reason on one line,
+:func:`unsure_lines`).  ``unreadable`` names the spaces the camera could not read and why, e.g. "glare on F6:
 move the lamp" (confidence 0).  When something
 covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
 reading is printed all the same and the exit status is 3: the board is not all in view (a space under a
@@ -174,8 +175,17 @@ def _status(reading) -> int:
     return COVERED_STATUS if any(is_covered_reason(why, sure=True) for why in reading.unreadable.values()) else 0
 
 
-MOST_LISTED = 8
-"""At most this many low-confidence spaces are listed; the rest are counted."""
+def unsure_lines(spaces: list[tuple[str, str]]) -> list[str]:
+    """One line per reason for the unsure spaces, every space listed (``read-board --json``
+    lists the same ones under ``unsure``): ``spaces`` holds (``"E5 0.31"``: the space's label
+    and confidence, its reason) least sure first, and the spaces that share a reason (a dozen
+    empty spaces that each look a little like a soil substrate) go on one line, in that order:
+    ``unsure: E5 0.31: read as ...``, or ``unsure: 3 spaces, E5 0.31, F6 0.40, G2 0.45: read as ...``."""
+    groups: dict[str, list[str]] = {}
+    for space, why in spaces:
+        groups.setdefault(why, []).append(space)
+    return [f"unsure: {', '.join(at)}: {why}" if len(at) == 1 else f"unsure: {len(at)} spaces, {', '.join(at)}: {why}"
+            for why, at in groups.items()]
 SLOT_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
 
 
@@ -238,10 +248,7 @@ def reading_lines(reading, labels: dict[tuple[int, int], str], printed_codes: li
     listing("meeples", [f"{p} on {name(at)}" for p, at in b.get("meeples", {}).items() if readable(at)])
     lines += unreadable_lines({name(k): why for k, why in reading.unreadable.items()})
     low = [(reading.confidence[k], k) for k in unsure_spaces(reading)]
-    for v, key in low[:MOST_LISTED]:
-        lines.append(f"unsure: {name(key)} {v:.2f}: {why_unsure(reading.spaces.get(_space(key)))}")
-    if len(low) > MOST_LISTED:
-        lines.append(f"unsure: {len(low) - MOST_LISTED} more space(s) under {LOW_CONFIDENCE}")
+    lines += unsure_lines([(f"{name(key)} {v:.2f}", why_unsure(reading.spaces.get(_space(key)))) for v, key in low])
     if not low and not reading.unreadable and reading.confidence:
         v, key = min((v, k) for k, v in reading.confidence.items())
         lines.append(f"every space read with confidence {LOW_CONFIDENCE} or more (least sure: {name(key)} {v:.2f})")

@@ -17,6 +17,7 @@ camera (``camera check``) may hold a marker with no spore of its colour
 
 from __future__ import annotations
 
+from companion.vision.meeple_doubts import read_as
 from companion.vision.unsure import an
 
 FOREIGN_CONFIDENCE = 0.2
@@ -58,9 +59,9 @@ def doubt_foreign_colours(readings, players=None) -> list[int]:
                 why = (f"read as a tree with {an(c)} mycorrhiza marker, but no {c} spore is seen on the board: "
                        f"markers are their player's colour")
         elif known and r.kind == "spore" and r.player and r.player not in colours:
-            why = f"read as {an(r.player)} spore, but {r.player} is not a colour of this game ({', '.join(sorted(colours))})"
+            why = f"{read_as(r)}, but {r.player} is not a colour of this game ({', '.join(sorted(colours))})"
         elif known and r.meeple and r.meeple not in colours:
-            why = f"read with {an(r.meeple)} meeple, but {r.meeple} is not a colour of this game ({', '.join(sorted(colours))})"
+            why = f"{read_as(r)}, but {r.meeple} is not a colour of this game ({', '.join(sorted(colours))})"
         if why:
             if why not in (r.doubt or ""):  # a committed reading passes here again in play
                 r.doubt = why if r.doubt is None else f"{r.doubt}; and {why}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.classify import SpaceReading
+from companion.vision.classify import SpaceReading, hypothesis_words
 from companion.vision.pieces import PLAYERS
 
 COVERABLE = ("spore", "empty", "wood", "soil")
@@ -42,15 +42,7 @@ def may_stand(readings: list[SpaceReading], players: tuple[str, ...] = PLAYERS) 
 def describe(r: SpaceReading) -> str:
     """What a space was read as, for a sentence: "tile P03", "the black spore", "a wood
     substrate", "an empty space", "a rock"."""
-    if r.kind == "tile":
-        return f"tile {r.code}"
-    if r.kind == "spore":
-        return f"the {r.player} spore"
-    if r.kind == "empty":
-        return "an empty space"
-    if r.kind in ("rock", "tree"):
-        return f"a {r.kind}"
-    return f"a {r.kind} substrate"
+    return hypothesis_words((r.kind, r.code if r.kind == "tile" else r.player))
 
 
 def read_as(r: SpaceReading) -> str:
@@ -71,3 +63,21 @@ def deduced(r: SpaceReading, side_confidence: float = 1.0, bar: float = 0.5) -> 
                  else "the chip around it does not show its colour clearly")
     return (f"{r.meeple}'s meeple, seen clearly on no space, is read on its spore here (a meeple is on the "
             f"board while its spore is); {what_else}")
+
+
+def hidden_meeple(r: SpaceReading, player: str, spore_at: str, covered: str, symbol_shows: bool,
+                  bar: float = 0.5) -> str | None:
+    """Why ``r``, the reading of ``player``'s spore (at label ``spore_at``), is unsure while
+    something covers the spaces ``covered`` ("D4, D5") and ``player``'s meeple is seen clearly on
+    no space: it may stand on its spore or under the object, and the camera cannot tell.
+
+    Where the spore shows its symbol (``symbol_shows``) the meeple is taken to be under the
+    object, and a spore read with confidence ``bar`` or more needs no reason (``None``); one read
+    under it (its side, its colour) gets a reason about the meeple all the same, since a meeple
+    on it would hide its symbol: the side its cap hides is not the doubt a player must settle.
+    E.g. "read as the blue spore; blue's meeple is not seen: on its spore at E5 or under what
+    covers D4, D5; the camera cannot tell"."""
+    if symbol_shows and r.confidence >= bar:
+        return None
+    return (f"{read_as(r)}; {player}'s meeple is not seen: on its spore at {spore_at} or under what covers "
+            f"{covered}; the camera cannot tell")

@@ -26,7 +26,7 @@ from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_group
 from companion.vision.check import check_frame
 from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, is_covered_reason, kind_offsets,
                                       spot_explains)
-from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
+from companion.vision.classify import SpaceReading, TileCandidates, classify, hypothesis_words, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
                                    pigment_linear, to_linear, to_srgb, white_tint)
@@ -34,7 +34,7 @@ from companion.vision.game_colours import doubt_foreign_colours
 from companion.hexgrid import DIRECTIONS
 from companion.vision.geometry import DEFAULT_EDITION, BoardGeometry, load_board, load_tile_codes
 from companion.vision.pose import parallax_shift, project_raised
-from companion.vision.meeple_doubts import deduced as deduced_reason, may_stand, read_as
+from companion.vision.meeple_doubts import deduced as deduced_reason, hidden_meeple, may_stand, read_as
 from companion.vision.pieces import (DEDUCED_SURE, HOME_LEAST, MEEPLE_MIN_EVIDENCE, TOKEN_KINDS, TOKEN_MATCH, assign_meeples, close_calls,
                                     hidden_core, meeple_evidence, meeples_at_home, nearest_token, profile_offsets,
                                     radial_profile, symbol_features)
@@ -349,6 +349,8 @@ class BoardReader:
         model = self.profile.pieces
         players = list(PLAYERS)
         features = _SymbolFeatures(lab)
+        # the board holds a fixed number of each substrate: once all are read, none is a rival
+        readings = self._beside_full_substrates(features, lab, ll, cands, readings, rows, committed)
         # before the meeples are decided: a whole piece matching a learned one is trusted
         readings = self._tokens(features, readings, np.zeros(len(readings), bool))
         spore_of = np.array([players.index(r.player) if r.kind == "spore" and r.player in players else -1
@@ -460,13 +462,14 @@ class BoardReader:
             readings[s].doubt = deduced_reason(readings[s], side_conf.get(s, 1.0), DEDUCED_SURE) or readings[s].doubt
         hid = ", ".join(self.label(self.geo.spaces[int(s)]) for s in rows[covered])
         for h, p in under:
-            if evidence[h, p] < HOME_LEAST:
-                continue  # its spore shows its symbol: the meeple is under the object, not on it
             if h in where:
                 r = readings[where[h]]
-                r.doubt = (f"{players[p]}'s meeple is not seen: on its spore at {self.label(self.geo.spaces[h])} "
-                           f"or under what covers {hid}; the camera cannot tell")
-                r.confidence = 0.0
+                shows = evidence[h, p] < HOME_LEAST  # its spore shows its symbol
+                why = hidden_meeple(r, players[p], self.label(self.geo.spaces[h]), hid, shows, DEDUCED_SURE)
+                if why and not (shows and r.doubt):
+                    r.doubt = why
+                if not shows:
+                    r.confidence = 0.0
         return readings, covered
 
     def _homes(self, rows: np.ndarray, spore_of: np.ndarray, committed: list[SpaceReading] | None) -> np.ndarray:
@@ -526,6 +529,57 @@ class BoardReader:
         for s in empty:
             r = readings[s]
             readings[s] = SpaceReading("spore", player=players[owner[s]], meeple=r.meeple, confidence=r.confidence, fit=r.fit)
+        return readings
+
+    def full_substrates(self, features: "_SymbolFeatures", readings: list[SpaceReading], rows: np.ndarray,
+                        committed: list[SpaceReading] | None = None) -> frozenset[str]:
+        """The substrate kinds of which the board already shows as many as the edition keeps on
+        it (``substrates_on_board``; rulebook 2.c and 5.a: "there must always be 2 Substrates of
+        each color on the board").  A substrate counts where a space of ``rows`` (whose
+        ``readings`` these are, without meeples) is read as it by its colours and its whole look
+        matches the learned one (:func:`companion.vision.pieces.nearest_token` within
+        :data:`~companion.vision.pieces.TOKEN_MATCH`), and where ``committed`` (an incremental
+        read: the readings of every space) holds it readable outside ``rows``.  Empty where the
+        edition cannot be loaded or calibration learned no substrate."""
+        ed, model = self._edition(), self.profile.pieces
+        if ed is None or model is None or model.substrate is None:
+            return frozenset()
+        on_board = ed.substrates_on_board
+        seen = dict.fromkeys(on_board, 0)
+        tok = [s for s, r in enumerate(readings) if r.kind in on_board and r.meeple is None]
+        if tok:
+            best, _, dist = nearest_token(model, features(tok), np.zeros(len(tok), bool))
+            for i, s in enumerate(tok):
+                if TOKEN_KINDS[best[i]][0] == readings[s].kind and dist[i] <= TOKEN_MATCH:
+                    seen[readings[s].kind] += 1
+        if committed is not None:
+            inside = {int(s) for s in rows}
+            for s, r in enumerate(committed):
+                if s not in inside and r.kind in on_board and not r.reason:
+                    seen[r.kind] += 1
+        return frozenset(k for k, n in on_board.items() if seen[k] >= n)
+
+    def _beside_full_substrates(self, features: "_SymbolFeatures", lab: np.ndarray, ll: np.ndarray, cands: TileCandidates,
+                                readings: list[SpaceReading], rows: np.ndarray,
+                                committed: list[SpaceReading] | None = None) -> list[SpaceReading]:
+        """``readings`` (of the spaces ``rows``, as :func:`classify` gave them, no meeple placed;
+        ``lab``, ``ll`` their samples and log-likelihoods), where a space read as another piece
+        looks next most like a substrate of a kind the board already shows all of
+        (:meth:`full_substrates`), with its confidence measured to the next piece it could be:
+        a brown board beside a brown soil substrate is an empty space, not an unsure one, once
+        both soil substrates are read."""
+        full = self.full_substrates(features, readings, rows, committed)
+        if not full:
+            return readings
+        rivals = {hypothesis_words((k,)) for k in full}
+        again = [s for s, r in enumerate(readings) if r.kind not in full and r.runner_up in rivals]
+        if not again:
+            return readings
+        readings = list(readings)
+        idx = np.array(again)
+        for s, r in zip(again, classify(ll[idx], cands, lab[idx], self.profile, np.full(len(idx), -1), not_rivals=full)):
+            if (r.kind, r.code, r.player) == (readings[s].kind, readings[s].code, readings[s].player):
+                readings[s] = r
         return readings
 
     def _tokens(self, features: "_SymbolFeatures", readings: list[SpaceReading], covered: np.ndarray) -> list[SpaceReading]:
@@ -920,13 +974,24 @@ class BoardReader:
     def label(self, at: tuple[int, int]) -> str:
         """The space's printed label (e.g. ``E5``) from the edition, or ``(q,r)``."""
         if "_labels" not in self.__dict__:
+            ed = self._edition()
             try:
-                from companion.edition import load_edition
-                ed = load_edition(self.edition_dir.name, str(self.edition_dir.parent))
-                self._labels = {h: ed.label(h) for h in self.geo.spaces}
+                self._labels = {h: ed.label(h) for h in self.geo.spaces} if ed is not None else {}
             except Exception:  # an edition without labels: fall back to coordinates
                 self._labels = {}
         return self._labels.get(tuple(at), f"({at[0]},{at[1]})")
+
+    def _edition(self):
+        """The edition of :attr:`edition_dir` (:class:`companion.edition.Edition`), loaded once;
+        ``None`` where it cannot be loaded (a board folder without the rest of an edition)."""
+        if "_edition_loaded" not in self.__dict__:
+            try:
+                from companion.edition import load_edition
+                self._edition_loaded = load_edition(self.edition_dir.name, str(self.edition_dir.parent))
+            except Exception:
+                self._edition_loaded = None
+        return self._edition_loaded
+
 
 
 def clipped_fractions(samples: np.ndarray, spaces: int) -> tuple[np.ndarray, np.ndarray]:

@@ -29,22 +29,31 @@ def unsure_keys(confidence: dict[str, float], unreadable: dict[str, str]) -> lis
 
 def why_unsure(r) -> str:
     """The likely reason a space (:class:`companion.vision.classify.SpaceReading`, or ``None``)
-    was read with low confidence, from what was read there."""
+    was read with low confidence, from what was read there.  Every reason begins with what the
+    space was read as, its meeple too (:func:`companion.vision.meeple_doubts.read_as`: "read as
+    the black spore with orange's meeple on it; ..."), so that a player knows which piece the
+    doubt is about; a doubt the reader gave without it gets it put in front."""
     if r is None:
         return "no reading"
     if r.reason:
         return r.reason
-    if r.doubt:
-        return r.doubt
-    from companion.vision.meeple_doubts import describe  # the reader's modules import this one
+    from companion.vision.meeple_doubts import describe, read_as  # the reader's modules import this one
 
-    piece = describe(r)
+    said = read_as(r)
+    if r.doubt:
+        return r.doubt if r.doubt.startswith(said) else f"{said}; {r.doubt}"
     if r.meeple and r.kind in FLAT_KINDS:
-        return f"read as {piece} with {an(r.meeple)} meeple on it, where no meeple stands in a game: one of the two is doubtful"
+        return f"{said}, where no meeple stands in a game: one of the two is doubtful"
     if r.kind == "spore":
-        return f"read as {piece}; its side or its colour is not clear"
+        if r.meeple and r.meeple != r.player:
+            return f"{said}, where a meeple stands only on its own spore: the spore's colour or the meeple's is doubtful"
+        if r.used is None and getattr(r, "runner_up", None):
+            # its meeple hides its side, which is not claimed: only the chip's colour is in doubt
+            return f"{said}; the chip around its meeple looks almost as much like {r.runner_up}"
+        return f"{said}; its side or its colour is not clear"
     from companion.vision.classify import slot_doubt
 
     if slot_doubt(r):
-        return f"read as {piece}; {slot_doubt(r)}"
-    return f"read as {piece}, but it looks almost as much like another piece (check the light, or calibrate again)"
+        return f"{said}; {slot_doubt(r)}"
+    like = getattr(r, "runner_up", None) or "another piece"
+    return f"{said}, but it looks almost as much like {like} (check the light, or calibrate again)"

@@ -61,3 +61,15 @@ def group_board(style: str, light_name: str, seed: int, board_no: int, geo, code
                      "glare_radius": float(rng.uniform(60, 160))})
     table = sorted(TABLES)[int(rng.integers(3))]
     return board, cam, light, table, rng
+
+
+def read_group_board(style: str, light_name: str, seed: int, board_no: int, geo, codes, profile):
+    """Board ``board_no`` of the group photographed as the bench draws it and read with
+    ``profile``: (truth board, :class:`~companion.vision.reader.Reading`)."""
+    from companion.sim.render import render_styled
+    from companion.vision.reader import BoardReader
+
+    board, cam, light, table, rng = group_board(style, light_name, seed, board_no, geo, codes)
+    frame = render_styled(board, geo, style, light, rng=rng, size=SIZE, camera=cam, table=table)
+    reader = BoardReader(geo, profile=profile, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes)
+    return board, reader.read(frame.image)

@@ -55,7 +55,7 @@ def test_the_games_colours_make_other_spores_and_meeples_unsure():
                 SpaceReading("spore", player="blue", meeple="blue", confidence=0.9)]
     assert doubt_foreign_colours(readings, ["blue", "orange"]) == [0, 1]
     assert "red is not a colour of this game (blue, orange)" in readings[0].doubt
-    assert "black meeple" in readings[1].doubt and readings[2].doubt is None
+    assert "black's meeple" in readings[1].doubt and readings[2].doubt is None
 
 
 def test_read_board_colors_lists_a_piece_of_another_colour_as_unsure(tmp_path, capsys):

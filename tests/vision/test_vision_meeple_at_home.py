@@ -110,7 +110,11 @@ def test_read_board_says_why_a_deduced_meeple_is_unsure():
     from companion.vision.cli import _why_unsure
 
     why = "black's meeple is not clearly seen: on its spore at A5 or on C3; the camera cannot tell"
-    assert _why_unsure(SpaceReading("spore", player="black", meeple="black", confidence=0.2, doubt=why)) == why
+    r = SpaceReading("spore", player="black", meeple="black", confidence=0.2, doubt=why)
+    # the reason begins with what the space was read as, as the reader's own doubts do
+    assert _why_unsure(r) == f"read as the black spore with black's meeple on it; {why}"
+    r.doubt = f"read as the black spore with black's meeple on it; {why}"
+    assert _why_unsure(r) == r.doubt
 
 
 def _draw(board, geo, style, light, cam, table, state):

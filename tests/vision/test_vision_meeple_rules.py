@@ -112,7 +112,8 @@ def test_a_meeple_placed_on_its_spore_by_deduction_says_so_when_the_space_is_uns
     r = SpaceReading("spore", player="black", used=True, meeple="black", confidence=0.3)
     r.doubt = deduced(r, side_confidence=0.3)
     why = _why_unsure(r)
-    assert why.startswith("black's meeple, seen clearly on no space, is read on its spore here")
+    assert why.startswith("read as the black spore with black's meeple on it; "
+                          "black's meeple, seen clearly on no space, is read on its spore here")
     assert why.endswith("its side is not clear")
     r = SpaceReading("spore", player="black", used=None, meeple="black", confidence=0.2)
     assert deduced(r).endswith("the chip around it does not show its colour clearly")

@@ -10,12 +10,9 @@ of 60 of the bench's seed 321), and the wood and the spore went below the table'
 from __future__ import annotations
 
 import pytest
-from bench_groups import SIZE, calibrate_group, group_board
+from bench_groups import calibrate_group, read_group_board
 
-from calibration.intrinsics import Intrinsics
-from companion.sim.render import render_styled
 from companion.vision.profile import load_profile
-from companion.vision.reader import BoardReader
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +22,7 @@ def inkline_dim(tmp_path_factory, geo):
 
 @pytest.mark.parametrize("board_no", [9, 14])
 def test_a_wood_substrate_is_no_rival_of_a_meeple_on_its_spore(board_no, inkline_dim, geo, codes):
-    board, cam, light, table, rng = group_board("inkline", "dim warm lamp", 321, board_no, geo, codes)
-    frame = render_styled(board, geo, "inkline", light, rng=rng, size=SIZE, camera=cam, table=table)
-    reader = BoardReader(geo, profile=inkline_dim, intrinsics=Intrinsics(cam.k, cam.dist, SIZE, 0.0), tile_codes=codes)
-    reading = reader.read(frame.image)
+    board, reading = read_group_board("inkline", "dim warm lamp", 321, board_no, geo, codes, inkline_dim)
     assert board["meeples"]["orange"] == board["spores"]["orange"]["at"]
     assert reading.board["meeples"]["orange"] == board["meeples"]["orange"]
     for s in board["substrates"]:

@@ -56,3 +56,36 @@ def test_a_space_is_listed_unsure_in_text_json_and_reading_alike(photo, capsys, 
     assert (f"unsure: {label} {conf:.2f}: read as a rock" in text) is listed
     if not listed:
         assert "every space read with confidence 0.5 or more" in text
+
+
+def test_the_text_lists_every_unsure_space_the_json_lists(photo, capsys, monkeypatch):
+    # twelve empty spaces read a little unsure: the text named eight and counted the rest
+    # ("unsure: 4 more space(s) under 0.5"), so the one space that mattered could be left out
+    img, k = photo
+    read = BoardReader.read
+    low = {}
+
+    def at(self, *a, **kw):
+        reading = read(self, *a, **kw)
+        empty = [key for key in sorted(reading.confidence)
+                 if reading.spaces[tuple(int(v) for v in key.split(","))].kind == "empty"][:12]
+        for i, key in enumerate(empty):
+            reading.confidence[key] = 0.30 + 0.01 * i
+        low.update({key: reading.confidence[key] for key in empty})
+        return reading
+
+    monkeypatch.setattr(BoardReader, "read", at)
+    code, out, _ = run(["read-board", str(img), "--intrinsics", str(k), "--json"], capsys)
+    got = json.loads(out)
+    assert code == 0 and set(low) <= set(got["unsure"])
+    code, text, _ = run(["read-board", str(img), "--intrinsics", str(k)], capsys)
+    lines = [line for line in text.splitlines() if line.startswith("unsure:")]
+    for key in got["unsure"]:
+        named = [line for line in lines if f"{got['labels'][key]} {got['confidence'][key]:.2f}" in line.split(": ")[1]]
+        assert len(named) == 1, (key, lines)
+        assert named[0].endswith(got["unsure"][key])
+    # spaces with one reason share a line, which counts them
+    assert len(lines) < len(got["unsure"])
+    for line in lines:
+        named = line.split(": ")[1].split(", ")
+        assert len(named) == 1 or named[0] == f"{len(named) - 1} spaces", line
