@@ -75,10 +75,12 @@ def gain(pos: Position, edition: Edition, color: str, nutrient: str, n: int, why
         return 0
     available = supply(pos, edition)[nutrient]
     got = max(0, min(n, available))
-    if got < n:
-        notes.append(f"{color}: the supply has only {available} {nutrient} left ({why})")
     pos.nutrients[color][nutrient] += got
-    if got:
+    if got == 0:
+        notes.append(f"{color} gains no {nutrient}: none is left in the supply ({why})")
+    elif got < n:
+        notes.append(f"{color} gains {got} {nutrient} of {n}: the supply holds no more ({why})")
+    else:
         notes.append(f"{color} gains {got} {nutrient} ({why})")
     return got
 

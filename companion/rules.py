@@ -88,7 +88,7 @@ REASONS: dict[str, str] = {
     "not_teammate": "table rule: nutrients go to teammates only",
     "swap_already_used": "the colour swap is once per turn (Swap Nutrient Color)",
     "no_swap_card": "swapping needs a Swap Nutrient Color card",
-    "supply_empty": "the supply has no cube of that colour",
+    "supply_empty": "the supply has no cube of that colour (a swap, or a colour of your choice taken by an earlier player)",
     "mission_locked": "that ability needs a cooperative mission first (7)",
     "no_free_market_slot": "the market row already shows three cards",
     "card_not_in_deck": "that card is not in the face-down deck",
@@ -131,11 +131,15 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     """Judge ``move`` in ``pos`` without changing anything.
 
     ``move`` may be a :class:`Move` or its JSON document (a malformed document raises
-    :class:`~companion.position.PositionError`).
+    :class:`~companion.position.PositionError`).  A move naming colours "of your choice"
+    (``choose``) is played on a copy too, so a colour the supply no longer holds after the
+    earlier players' choices is refused (``supply_empty``, 7.c; docs/rules.md).
     """
     m = move if isinstance(move, Move) else parse_move(move)
     try:
         _validate(Board(pos, edition), m)
+        if any(m.choices.values()):
+            apply(pos, m, edition)   # a colour chosen that the supply no longer holds (7.c)
     except IllegalMove as e:
         return Verdict(False, e.reason, e.message)
     return Verdict(True, None, describe(Board(pos, edition), m))

@@ -238,7 +238,8 @@ def test_supply_is_finite():
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
     out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0})
     assert out.position.nutrients["blue"]["pink"] == pink - 8
-    assert any("supply has only 0 pink" in n for n in out.notes)
+    assert "blue gains no pink: none is left in the supply (wood substrate degraded)" in " ".join(out.notes), out.notes
+    assert not any("only 0" in n for n in out.notes)
 
 
 # --- 5.c giving ---------------------------------------------------------------------------------
