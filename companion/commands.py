@@ -77,6 +77,19 @@ def load_move(path: str) -> Any:
         raise InputError(f"move file {path}: field {e.field}: {e.message}") from None
 
 
+def load_position_and_move(args: argparse.Namespace) -> tuple[Position, Any]:
+    """The ``--position`` and ``--move`` files, the move's ``choose`` checked against the
+    position's players; raises :class:`InputError` naming the file and field."""
+    from companion.moves import check_choosers
+    pos = load_position(args.position)
+    move = load_move(args.move)
+    try:
+        check_choosers(move, pos.colors)
+    except PositionError as e:
+        raise InputError(f"move file {args.move}: field {e.field}: {e.message}") from None
+    return pos, move
+
+
 def _edition_for(pos: Position):
     from companion.edition import EditionError, load_edition
     try:
@@ -98,8 +111,7 @@ def _guard(fn):
 @_guard
 def cmd_check_move(args: argparse.Namespace) -> int:
     from companion.rules import check
-    pos = load_position(args.position)
-    move = load_move(args.move)
+    pos, move = load_position_and_move(args)
     print(json.dumps(check(pos, move, _edition_for(pos)).to_json()))
     return 0
 
@@ -110,8 +122,7 @@ def cmd_apply_move(args: argparse.Namespace) -> int:
 
     Exit 0 when played, 1 when the rules refuse the move (reason on stdout and stderr)."""
     from companion.rules import IllegalMove, apply
-    pos = load_position(args.position)
-    move = load_move(args.move)
+    pos, move = load_position_and_move(args)
     try:
         out = apply(pos, move, _edition_for(pos))
     except IllegalMove as e:

@@ -119,6 +119,30 @@ def _nutrient_map(value: Any, where: str) -> dict[str, int]:
     return out
 
 
+def _json_kind(value: Any) -> str:
+    return {str: "a string", dict: "an object", bool: "true or false", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else "a list")
+
+
+def _colour_list(value: Any, where: str) -> tuple[str, ...]:
+    """``value`` as a tuple of nutrient colours, one per cube; PositionError naming ``where``."""
+    if not isinstance(value, list):
+        raise PositionError(where, "must be a list of nutrient colours, one per cube "
+                                   f"(e.g. [\"pink\", \"white\"]); got {_json_kind(value)}")
+    for i, c in enumerate(value):
+        if c not in NUTRIENT_COLORS:
+            raise PositionError(f"{where}[{i}]", f"{c!r} is not a nutrient colour ({', '.join(NUTRIENT_COLORS)})")
+    return tuple(value)
+
+
+def check_choosers(m: Move, players: list[str]) -> None:
+    """Refuse a ``choose`` object naming a colour nobody plays (its cubes would be lost
+    silently): :class:`PositionError` on ``choose.<colour>``.  ``players``: the game's colours."""
+    for who in m.choices:
+        if who not in players:
+            raise PositionError(f"choose.{who}", f"{who} is not a player in this game (players: {', '.join(players)})")
+
+
 def parse_move(doc: Any) -> Move:
     """Check a move document's shape and return a :class:`Move`.
 
@@ -202,22 +226,15 @@ def parse_move(doc: Any) -> Move:
     # "Of your choice" (5.b, 7.c): a list is the mover's own colours; an object names each
     # player's colours, e.g. {"blue": ["pink"], "orange": ["white", "white"]}.
     choose = doc.get("choose", [])
-    if isinstance(choose, str):
-        choose = [choose]
     if isinstance(choose, dict):
-        choices = {}
-        for who, cs in choose.items():
-            if isinstance(cs, str):
-                cs = [cs]
-            if not isinstance(cs, list) or any(c not in NUTRIENT_COLORS for c in cs):
-                raise PositionError(f"choose.{who}", f"must list nutrient colours {list(NUTRIENT_COLORS)}")
-            choices[who] = tuple(cs)
+        choices = {who: _colour_list(cs, f"choose.{who}") for who, cs in choose.items()}
         f["choices"] = choices
         choose = list(choices.get(player, ()))
-    if not isinstance(choose, list) or any(c not in NUTRIENT_COLORS for c in choose):
-        raise PositionError("choose", f"must list nutrient colours {list(NUTRIENT_COLORS)}, or map players to such lists")
-    f["choose"] = tuple(choose)
-    f["choices"] = {**f.get("choices", {}), player: tuple(choose)}
+    elif not isinstance(choose, list):
+        raise PositionError("choose", "must list nutrient colours, one per cube (e.g. [\"pink\", \"white\"]), "
+                                      f"or map players to such lists; got {_json_kind(choose)}")
+    f["choose"] = _colour_list(choose, "choose")
+    f["choices"] = {**f.get("choices", {}), player: f["choose"]}
     # Over the cap (5): the cubes each player returns, e.g. {"orange": {"pink": 1}}.
     drop = doc.get("drop", {})
     if not isinstance(drop, dict):
