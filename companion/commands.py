@@ -64,15 +64,16 @@ def load_position(path: str) -> Position:
         raise InputError(f"position file {path}: field {e.field}: {e.message}") from None
 
 
-def load_move(path: str) -> Any:
+def load_move(path: str, edition: Any = None) -> Any:
     """Read a move file (a bare move, or a worked example with a ``move`` key) and check its
-    shape; raises :class:`InputError` naming the file and field."""
+    shape, spaces named by ``edition``'s labels or [q, r]; raises :class:`InputError` naming
+    the file and field."""
     from companion.moves import parse_move
     doc = _load_json(path, "move")
     if isinstance(doc, dict) and "action" not in doc and isinstance(doc.get("move"), dict):
         doc = doc["move"]
     try:
-        return parse_move(doc)
+        return parse_move(doc, edition)
     except PositionError as e:
         raise InputError(f"move file {path}: field {e.field}: {e.message}") from None
 
@@ -82,7 +83,7 @@ def load_position_and_move(args: argparse.Namespace) -> tuple[Position, Any]:
     position's players; raises :class:`InputError` naming the file and field."""
     from companion.moves import check_choosers
     pos = load_position(args.position)
-    move = load_move(args.move)
+    move = load_move(args.move, _edition_for(pos))
     try:
         check_choosers(move, pos.colors)
     except PositionError as e:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, _kind_name, load_edition
 from companion.hexgrid import Hex
 from companion.position import PositionError, need, parse_code, parse_hex
 from companion.tiles import COLOR_LETTER
@@ -119,16 +119,25 @@ def _nutrient_map(value: Any, where: str) -> dict[str, int]:
     return out
 
 
-def _json_kind(value: Any) -> str:
-    return {str: "a string", dict: "an object", bool: "true or false", type(None): "null"}.get(
-        type(value), "a number" if isinstance(value, (int, float)) else "a list")
+def _spaces_as_coordinates(doc: dict[str, Any], edition: Edition) -> dict[str, Any]:
+    """``doc`` with each space given by label replaced by its ``[q, r]`` (see :func:`parse_move`)."""
+    out = dict(doc)
+    action = doc.get("action")
+    keys = [k for k in ("at", "to", "spore_to") if k in FIELDS.get(action, ()) and isinstance(doc.get(k), str)]
+    if action == "give":
+        keys = []   # a gift's "to" is a player
+    for k in keys:
+        out[k] = _space(doc[k], k, edition)
+    if action == "buy" and isinstance(doc.get("tiles"), list):
+        out["tiles"] = [_space(t, f"tiles[{i}]", edition) if isinstance(t, str) else t for i, t in enumerate(doc["tiles"])]
+    return out
 
 
 def _colour_list(value: Any, where: str) -> tuple[str, ...]:
     """``value`` as a tuple of nutrient colours, one per cube; PositionError naming ``where``."""
     if not isinstance(value, list):
         raise PositionError(where, "must be a list of nutrient colours, one per cube "
-                                   f"(e.g. [\"pink\", \"white\"]); got {_json_kind(value)}")
+                                   f"(e.g. [\"pink\", \"white\"]); got {_kind_name(type(value))}")
     for i, c in enumerate(value):
         if c not in NUTRIENT_COLORS:
             raise PositionError(f"{where}[{i}]", f"{c!r} is not a nutrient colour ({', '.join(NUTRIENT_COLORS)})")
@@ -143,11 +152,28 @@ def check_choosers(m: Move, players: list[str]) -> None:
             raise PositionError(f"choose.{who}", f"{who} is not a player in this game (players: {', '.join(players)})")
 
 
-def parse_move(doc: Any) -> Move:
+def _space(value: Any, where: str, edition: Edition) -> list[int]:
+    """A space as ``[q, r]``: given as the board's label (``"D8"``, as every output names
+    spaces; any case) or as axial coordinates.  PositionError naming ``where``."""
+    if isinstance(value, str):
+        at = edition.space_of(value)
+        if at is None:
+            raise PositionError(where, f"{value!r} is not a space of the board: give a label such as E5 "
+                                       "or axial coordinates [q, r]")
+        return [at.q, at.r]
+    return list(parse_hex(value, where))
+
+
+def parse_move(doc: Any, edition: Edition | None = None) -> Move:
     """Check a move document's shape and return a :class:`Move`.
 
-    Raises :class:`PositionError` naming the first missing or malformed field.
+    A space (``at``, ``to`` of a move or relocation, ``tiles`` and ``spore_to`` of a
+    purchase) is a label of ``edition``'s board (``"D8"``; the default edition when
+    ``None``) or ``[q, r]``; ``Move.raw`` holds it as ``[q, r]`` either way.  Raises
+    :class:`PositionError` naming the first missing or malformed field.
     """
+    if isinstance(doc, dict):
+        doc = _spaces_as_coordinates(doc, edition or load_edition())
     if not isinstance(doc, dict):
         raise PositionError("(top level)", "a move must be a JSON object")
     player = need(doc, "player", str, "")
@@ -232,7 +258,7 @@ def parse_move(doc: Any) -> Move:
         choose = list(choices.get(player, ()))
     elif not isinstance(choose, list):
         raise PositionError("choose", "must list nutrient colours, one per cube (e.g. [\"pink\", \"white\"]), "
-                                      f"or map players to such lists; got {_json_kind(choose)}")
+                                      f"or map players to such lists; got {_kind_name(type(choose))}")
     f["choose"] = _colour_list(choose, "choose")
     f["choices"] = {**f.get("choices", {}), player: f["choose"]}
     # Over the cap (5): the cubes each player returns, e.g. {"orange": {"pink": 1}}.

@@ -17,7 +17,7 @@ from companion import economy
 from companion import tiles as tilecodes
 from companion.board import (Board, IllegalMove, check_starting_space, clear_space, connections,  # noqa: F401
                              has_place_action, send_home, starting_spaces)
-from companion.edition import SUBSTRATE_COLOR, Edition
+from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.market import MARKET_SIZE
 from companion.moves import TABLE, Move, parse_move
@@ -135,7 +135,7 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     (``choose``) is played on a copy too, so a colour the supply no longer holds after the
     earlier players' choices is refused (``supply_empty``, 7.c; docs/rules.md).
     """
-    m = move if isinstance(move, Move) else parse_move(move)
+    m = move if isinstance(move, Move) else parse_move(move, edition or load_edition(pos.edition))
     try:
         _validate(Board(pos, edition), m)
         if any(m.choices.values()):
@@ -148,7 +148,7 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
 def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> Outcome:
     """Play a legal move and return the new position with notes; raise
     :class:`IllegalMove` (with its reason code) for an illegal one.  ``pos`` is unchanged."""
-    m = move if isinstance(move, Move) else parse_move(move)
+    m = move if isinstance(move, Move) else parse_move(move, edition or load_edition(pos.edition))
     board = Board(pos, edition)
     _validate(board, m)
     new = pos.copy()

@@ -88,6 +88,23 @@ def test_a_malformed_choose_is_refused_naming_the_field_not_ignored(tmp_path, ch
         assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, (command, r.stderr)
 
 
+def test_a_space_may_be_given_by_its_label_as_every_output_names_it(tmp_path):
+    """"to": "D8" was refused with "must be list, got str"; [q, r] still works."""
+    from companion.edition import load_edition
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    by_coords = json.loads(m.read_text())   # blue moves along pink to [1, 0]
+    expect = json.loads(run("apply-move", "--position", str(p), "--move", str(m)).stdout)
+    assert expect["legal"]
+    label = load_edition().label(tuple(by_coords["to"]))
+    m.write_text(json.dumps({**by_coords, "to": label.lower()}))
+    r = run("apply-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == expect and label in " ".join(expect["notes"])
+    m.write_text(json.dumps({**by_coords, "to": "Z9"}))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2 and "field to: 'Z9' is not a space of the board" in r.stderr, r.stderr
+
+
 def test_legal_moves_lists_the_worked_legal_move(tmp_path):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
     r = run("legal-moves", "--position", str(p))
