@@ -41,6 +41,16 @@ def test_buying_pays_tiles_and_cubes_and_restarts_at_the_spore():
     assert sorted(p.discard) == ["P03", "P03"]
 
 
+@pytest.mark.parametrize("used", [False, True])
+def test_the_spore_ability_is_said_ready_again_only_when_it_had_been_used(used):
+    """The note said "ready again" after every purchase, even when the ability was never used (4.d)."""
+    pos = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}},
+                       spores={"blue": ((4, 0), used), "orange": ((-4, 0), False)})
+    notes = apply(pos, buy("a01")).notes
+    spore_note = next(n for n in notes if n.startswith("blue's spore is on"))
+    assert ("ready again" in spore_note) is used, spore_note
+
+
 def test_purchases_come_last_in_the_turn():
     pos = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}}, taken=[])
     assert reason(pos, buy("a01")) == "must_place_or_discard"
