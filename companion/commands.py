@@ -224,6 +224,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         **summarize(games),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+    if args.per_game:   # each game's own line, seed by seed (GameSummary.to_json, with how it ended)
+        summary["per_game"] = [{**g.to_json(), "ended": end_reason(g)} for g in games]
     print(json.dumps(summary))
     return 1 if summary["violations"] else 0
 
@@ -395,6 +397,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
     p.add_argument("--bot", choices=["greedy", "random"], default="greedy",
                    help="bot level: greedy (one-ply search, plays to win) or random")
+    p.add_argument("--per-game", action="store_true",
+                   help="also list each game's summary under per_game (how it ended, winner VP, cards bought, "
+                        "missions, seconds)")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")
