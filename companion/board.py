@@ -28,6 +28,8 @@ class IllegalMove(Exception):
         super().__init__(message)
         self.reason = reason
         self.message = message
+        self.chooser: str | None = None
+        """For ``supply_empty`` of a colour "of your choice": the player whose choice it was."""
 
 
 # --- the context of one judgement --------------------------------------------------------
@@ -64,8 +66,10 @@ class Board:
                 continue
             if not left[c]:
                 rest = and_list([f"{v} {k}" for k, v in left.items() if v])
-                raise IllegalMove("supply_empty", f"{player} chose {c} ({why}), but no {c} cube is left in the "
+                err = IllegalMove("supply_empty", f"{player} chose {c} ({why}), but no {c} cube is left in the "
                                                   f"supply after the earlier choices; left: {rest}")
+                err.chooser = player
+                raise err
             left[c] -= 1
             given.append(c)
         missing = min(n - len(given), sum(left.values()))
