@@ -29,7 +29,9 @@ class IllegalMove(Exception):
         self.reason = reason
         self.message = message
         self.chooser: str | None = None
-        """For ``supply_empty`` of a colour "of your choice": the player whose choice it was."""
+        self.color: str | None = None
+        """For ``supply_empty`` of a colour "of your choice": the player whose choice it was
+        (``chooser``) and the colour the supply no longer holds (``color``)."""
 
 
 # --- the context of one judgement --------------------------------------------------------
@@ -68,7 +70,7 @@ class Board:
                 rest = and_list([f"{v} {k}" for k, v in left.items() if v])
                 err = IllegalMove("supply_empty", f"{player} chose {c} ({why}), but no {c} cube is left in the "
                                                   f"supply after the earlier choices; left: {rest}")
-                err.chooser = player
+                err.chooser, err.color = player, c
                 raise err
             left[c] -= 1
             given.append(c)
