@@ -99,7 +99,9 @@ def test_a_tree_alone_on_a_green_network_is_joined_to_no_other():
     ("hard", [3, 4, 0, 0], True), ("hard", [3, 3, 3, 3], False),
 ])
 def test_forest_symbiosis_patterns(difficulty, counts, done):
-    trees = {at: ["blue"] * n + [None] * (4 - n) for (_, at), n in zip(ED.trees(difficulty), counts)}
+    # blue and orange markers in turn: no colour holds more than its 8 (Components)
+    trees = {at: [("blue", "orange")[(i + k) % 2] for k in range(n)] + [None] * (4 - n)
+             for i, ((_, at), n) in enumerate(zip(ED.trees(difficulty), counts))}
     pos = make_position(mode="cooperative", difficulty=difficulty, trees=trees)
     sym = {m.mission: m for m in missions(pos, ED)}["forest_symbiosis"]
     assert sym.done is done
