@@ -47,12 +47,14 @@ class Board:
         self.asked: list[dict[str, Any]] = []
         """Choices the move left open and the companion filled with the default reading."""
 
-    def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str) -> list[str]:
+    def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str,
+             notes: list[str] | None = None) -> list[str]:
         """Colours for up to ``n`` cubes of ``player``'s choice (5.b, 7.c), each from what the
         general supply still holds (the cubes picked earlier in the move already gone): from
         the move's ``choose`` for that player, else the allowed colour left that they hold
         fewest of (recorded in :attr:`asked`, with the colours still left, so the table can
-        be asked).  Fewer than ``n`` colours when the supply holds fewer allowed cubes.
+        be asked).  Fewer than ``n`` colours when the supply holds fewer allowed cubes, and
+        then a sentence in ``notes`` says so.
 
         Raises :class:`IllegalMove` (``supply_empty``) when a chosen colour is gone from the
         supply while another allowed colour is left: the player must choose again.
@@ -86,6 +88,10 @@ class Board:
             held[c] += 1
             left[c] -= 1
             given.append(c)
+        if len(given) < n and notes is not None:
+            got = f"{len(given)} cube{'s' if len(given) != 1 else ''} of {n}" if given else "no cube"
+            colours = " or ".join([", ".join(allowed[:-1]), allowed[-1]] if len(allowed) > 1 else allowed)
+            notes.append(f"{player} gains {got}: no {colours} cube is left in the supply ({why})")
         return given
 
     def turn_order(self) -> list[str]:

@@ -29,7 +29,8 @@ def check_missions(b: "Board", notes: list[str]) -> None:
                 # ``choose`` per player, else the default reading (the colours they hold fewest
                 # of), reported by b.pick (docs/rules.md).
                 for color in b.turn_order():
-                    for k in b.pick(color, ed.forest_communication_bonus, ("pink", "yellow", "white"), "Forest Communication"):
+                    for k in b.pick(color, ed.forest_communication_bonus, ("pink", "yellow", "white"), "Forest Communication",
+                                    notes):
                         economy.gain(pos, ed, color, k, 1, "Forest Communication", notes)
 
 

@@ -683,16 +683,16 @@ def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: l
             continue
         if None in slots:
             slots[slots.index(None)] = m.player
-            pick = b.pick(m.player, 1, ("pink", "yellow", "white"), f"mycorrhiza with {name}")
-            economy.gain(pos, ed, m.player, pick[0], 1, f"mycorrhiza with {name}", notes)
+            for k in b.pick(m.player, 1, ("pink", "yellow", "white"), f"mycorrhiza with {name}", notes):
+                economy.gain(pos, ed, m.player, k, 1, f"mycorrhiza with {name}", notes)
             bonus = economy.effects_of(pos, ed, m.player)["mycorrhizal_bonus_nutrient"]
-            for k in b.pick(m.player, bonus, ("pink", "yellow"), "Mycorrhizal Bonus Nutrient") if bonus else []:
+            for k in b.pick(m.player, bonus, ("pink", "yellow"), "Mycorrhizal Bonus Nutrient", notes) if bonus else []:
                 economy.gain(pos, ed, m.player, k, 1, "Mycorrhizal Bonus Nutrient", notes)
             if None not in slots:
                 # Full tree: every marker owner gains 1 per marker, each of their choice.
                 for owner in sorted(set(slots), key=pos.colors.index):
                     count = slots.count(owner)
-                    for k in b.pick(owner, count, ("pink", "yellow", "white"), f"{name} is full"):
+                    for k in b.pick(owner, count, ("pink", "yellow", "white"), f"{name} is full", notes):
                         economy.gain(pos, ed, owner, k, 1, f"{name} is full", notes)
         else:
             others = [c for c in slots if c != m.player]

@@ -198,6 +198,23 @@ def test_mycorrhiza_gives_one_nutrient_of_choice_and_a_marker():
     assert p.trees[(3, -1)] == ["blue", None, None, None] and p.nutrients["blue"]["yellow"] == 1
 
 
+def test_a_mycorrhiza_with_every_cube_taken_says_the_player_gains_none():
+    # Four players hold all 32 cubes (11 pink, 11 yellow, 10 white): the choice cannot be met
+    # by any colour, so it is not refused (7.c reading, docs/rules.md), and the note says why.
+    players = ("blue", "orange", "red", "black")
+    held = {"blue": {"pink": 8}, "orange": {"pink": 3, "yellow": 5}, "red": {"yellow": 6, "white": 2},
+            "black": {"white": 8}}
+    pos, move = green_to_tree(trees={(3, -1): [None] * 4}, hands={c: ["P03.G2"] if c == "blue" else [] for c in players},
+                              players=players, nutrients=held,
+                              spores={"blue": (4, 0), "orange": (-4, 0), "red": (0, 4), "black": (0, -4)},
+                              meeples={"blue": (4, 0), "orange": (-4, 0), "red": (0, 4), "black": (0, -4)})
+    assert check(pos, move).legal
+    out = apply(pos, move)
+    assert out.position.trees[(3, -1)][0] == "blue" and out.position.nutrients["blue"] == {"pink": 8, "yellow": 0, "white": 0}
+    assert any(n.startswith("blue gains no cube: no pink, yellow or white cube is left in the supply (mycorrhiza with tree")
+               for n in out.notes), out.notes
+
+
 def test_mycorrhizal_bonus_nutrient_card():
     pos, move = green_to_tree(trees={(3, -1): [None] * 4}, hands={"blue": ["P03.G2"], "orange": []},
                               cards={"blue": ["a05"]})
