@@ -1,7 +1,8 @@
 """Moves as JSON and as typed objects.
 
 A move names its player and action, e.g.
-``{"player": "blue", "action": "place", "tile": "P03", "at": [3, 0], "rotation": 0}``.
+``{"player": "blue", "action": "place", "tile": "P03", "at": [3, 0], "rotation": 0}``; a space
+may also be given by its board label (``"at": "E8"``), as every output names it.
 Every action and its fields are listed in ``docs/position.md``.  :func:`parse_move` checks
 the shape (not the legality) and raises :class:`~companion.position.PositionError` naming the
 field.
