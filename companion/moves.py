@@ -148,7 +148,8 @@ def _colour_list(value: Any, where: str) -> tuple[str, ...]:
 def check_choosers(m: Move, players: list[str]) -> None:
     """Refuse a ``choose`` object naming a colour nobody plays (its cubes would be lost
     silently): :class:`PositionError` on ``choose.<colour>``.  ``players``: the game's colours."""
-    for who in m.choices:
+    named = m.raw.get("choose")
+    for who in named if isinstance(named, dict) else ():
         if who not in players:
             raise PositionError(f"choose.{who}", f"{who} is not a player in this game (players: {', '.join(players)})")
 
