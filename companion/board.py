@@ -28,6 +28,10 @@ class IllegalMove(Exception):
         super().__init__(message)
         self.reason = reason
         self.message = message
+        self.chooser: str | None = None
+        self.color: str | None = None
+        """For ``supply_empty`` of a colour "of your choice": the player whose choice it was
+        (``chooser``) and the colour the supply no longer holds (``color``)."""
 
 
 # --- the context of one judgement --------------------------------------------------------
@@ -43,27 +47,59 @@ class Board:
         self.asked: list[dict[str, Any]] = []
         """Choices the move left open and the companion filled with the default reading."""
 
-    def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str) -> list[str]:
-        """Colours for ``n`` cubes of ``player``'s choice (5.b, 7.c): from the move's
-        ``choose`` for that player, else the allowed colour they hold fewest of (recorded in
-        :attr:`asked` so the table can be asked)."""
+    def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str,
+             notes: list[str] | None = None) -> list[str]:
+        """Colours for up to ``n`` cubes of ``player``'s choice (5.b, 7.c), each from what the
+        general supply still holds (the cubes picked earlier in the move already gone): from
+        the move's ``choose`` for that player, else the allowed colour left that they hold
+        fewest of (recorded in :attr:`asked`, with the colours still left, so the table can
+        be asked).  Fewer than ``n`` colours when the supply holds fewer allowed cubes, and
+        then a sentence in ``notes`` says so.
+
+        Raises :class:`IllegalMove` (``supply_empty``) when a chosen colour is gone from the
+        supply while another allowed colour is left: the player must choose again.
+        """
+        from companion.economy import supply   # economy sits above this module
+        from companion.wording import and_list
+        left = {k: max(0, v) for k, v in supply(self.pos, self.edition).items() if k in allowed}
         queue = self.choices.setdefault(player, [])
-        given = []
-        while queue and len(given) < n:
+        given: list[str] = []
+        while queue and len(given) < n and any(left.values()):
             c = queue.pop(0)
-            if c in allowed:
-                given.append(c)
-        missing = n - len(given)
+            if c not in allowed:
+                continue
+            if not left[c]:
+                rest = and_list([f"{v} {k}" for k, v in left.items() if v])
+                err = IllegalMove("supply_empty", f"{player} chose {c} ({why}), but no {c} cube is left in the "
+                                                  f"supply after the earlier choices; left: {rest}")
+                err.chooser, err.color = player, c
+                raise err
+            left[c] -= 1
+            given.append(c)
+        missing = min(n - len(given), sum(left.values()))
         if missing > 0:
-            self.asked.append({"player": player, "kind": "gain", "count": missing, "colors": list(allowed), "why": why})
+            self.asked.append({"player": player, "kind": "gain", "count": missing,
+                               "colors": [k for k in allowed if left[k]], "why": why})
         held = dict(self.pos.nutrients[player])
         for c in given:
             held[c] += 1
         for _ in range(missing):
-            c = min(allowed, key=lambda k: (held[k], allowed.index(k)))
+            c = min((k for k in allowed if left[k]), key=lambda k: (held[k], allowed.index(k)))
             held[c] += 1
+            left[c] -= 1
             given.append(c)
+        if len(given) < n and notes is not None:
+            got = f"{len(given)} cube{'s' if len(given) != 1 else ''} of {n}" if given else "no cube"
+            colours = " or ".join([", ".join(allowed[:-1]), allowed[-1]] if len(allowed) > 1 else allowed)
+            notes.append(f"{player} gains {got}: no {colours} cube is left in the supply ({why})")
         return given
+
+    def turn_order(self) -> list[str]:
+        """The players in turn order starting from the active player (rulebook 3: "Starting
+        from this player, the order of turns is established to the left")."""
+        colors = self.pos.colors
+        i = colors.index(self.pos.active) if self.pos.active in colors else 0
+        return colors[i:] + colors[:i]
 
     @property
     def graph(self) -> MyceliumGraph:

@@ -41,7 +41,7 @@ from companion.edition import SUBSTRATE_COLOR, Edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.options import option
 from companion.position import Position
-from companion.rules import Board, IllegalMove, check, choices_needed
+from companion.rules import Board, IllegalMove, apply, check, choices_needed
 
 SOURCE_PULL = 0.25
 """Weight of the long-range pull toward the sources of missing cubes: measured over 30
@@ -1302,6 +1302,16 @@ class GreedyBot:
             out["choose"] = choose
         if drop:
             out["drop"] = drop
+        # Players choose in turn order from what the supply still holds (7.c): a colour an
+        # earlier player took the last of leaves the later player's wish list.
+        for _ in range(len(choose) * 3):
+            try:
+                apply(pos, out, edition)
+                break
+            except IllegalMove as e:
+                if e.reason != "supply_empty" or e.chooser not in choose:
+                    break
+                choose[e.chooser] = [c for c in choose[e.chooser] if c != e.color]
         return out
 
 

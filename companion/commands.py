@@ -64,17 +64,31 @@ def load_position(path: str) -> Position:
         raise InputError(f"position file {path}: field {e.field}: {e.message}") from None
 
 
-def load_move(path: str) -> Any:
+def load_move(path: str, edition: Any = None) -> Any:
     """Read a move file (a bare move, or a worked example with a ``move`` key) and check its
-    shape; raises :class:`InputError` naming the file and field."""
+    shape, spaces named by ``edition``'s labels or [q, r]; raises :class:`InputError` naming
+    the file and field."""
     from companion.moves import parse_move
     doc = _load_json(path, "move")
     if isinstance(doc, dict) and "action" not in doc and isinstance(doc.get("move"), dict):
         doc = doc["move"]
     try:
-        return parse_move(doc)
+        return parse_move(doc, edition)
     except PositionError as e:
         raise InputError(f"move file {path}: field {e.field}: {e.message}") from None
+
+
+def load_position_and_move(args: argparse.Namespace) -> tuple[Position, Any]:
+    """The ``--position`` and ``--move`` files, the move's ``choose`` checked against the
+    position's players; raises :class:`InputError` naming the file and field."""
+    from companion.moves import check_choosers
+    pos = load_position(args.position)
+    move = load_move(args.move, _edition_for(pos))
+    try:
+        check_choosers(move, pos.colors)
+    except PositionError as e:
+        raise InputError(f"move file {args.move}: field {e.field}: {e.message}") from None
+    return pos, move
 
 
 def _edition_for(pos: Position):
@@ -98,8 +112,7 @@ def _guard(fn):
 @_guard
 def cmd_check_move(args: argparse.Namespace) -> int:
     from companion.rules import check
-    pos = load_position(args.position)
-    move = load_move(args.move)
+    pos, move = load_position_and_move(args)
     print(json.dumps(check(pos, move, _edition_for(pos)).to_json()))
     return 0
 
@@ -110,8 +123,7 @@ def cmd_apply_move(args: argparse.Namespace) -> int:
 
     Exit 0 when played, 1 when the rules refuse the move (reason on stdout and stderr)."""
     from companion.rules import IllegalMove, apply
-    pos = load_position(args.position)
-    move = load_move(args.move)
+    pos, move = load_position_and_move(args)
     try:
         out = apply(pos, move, _edition_for(pos))
     except IllegalMove as e:
@@ -212,6 +224,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         **summarize(games),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+    if args.per_game:   # each game's own line, seed by seed (GameSummary.to_json, with how it ended)
+        summary["per_game"] = [{**g.to_json(), "ended": end_reason(g)} for g in games]
     print(json.dumps(summary))
     return 1 if summary["violations"] else 0
 
@@ -383,6 +397,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="easy")
     p.add_argument("--bot", choices=["greedy", "random"], default="greedy",
                    help="bot level: greedy (one-ply search, plays to win) or random")
+    p.add_argument("--per-game", action="store_true",
+                   help="also list each game's summary under per_game (how it ended, winner VP, cards bought, "
+                        "missions, seconds)")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from companion.edition import NUTRIENT_COLORS, Card, Edition
 from companion.networks import MyceliumGraph
+from companion import position
 from companion.position import Position
 from companion.tiles import parse
 from companion.wording import and_list
@@ -75,10 +76,12 @@ def gain(pos: Position, edition: Edition, color: str, nutrient: str, n: int, why
         return 0
     available = supply(pos, edition)[nutrient]
     got = max(0, min(n, available))
-    if got < n:
-        notes.append(f"{color}: the supply has only {available} {nutrient} left ({why})")
     pos.nutrients[color][nutrient] += got
-    if got:
+    if got == 0:
+        notes.append(f"{color} gains no {nutrient}: none is left in the supply ({why})")
+    elif got < n:
+        notes.append(f"{color} gains {got} {nutrient} of {n}: the supply holds no more ({why})")
+    else:
         notes.append(f"{color} gains {got} {nutrient} ({why})")
     return got
 
@@ -111,9 +114,8 @@ def settle_cap(pos: Position, edition: Edition, color: str, drop: dict[str, int]
     return default
 
 
-MARKERS_PER_COLOR = 8
-"""Mycorrhiza markers of each player colour (components: "Mycorrhizal markers (32)", four
-colours)."""
+MARKERS_PER_COLOR = position.MARKERS_PER_COLOR
+"""Mycorrhiza markers of each player colour (:data:`companion.position.MARKERS_PER_COLOR`)."""
 
 
 def markers_left(pos: Position, color: str) -> int:

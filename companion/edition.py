@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,14 @@ class Edition:
     def label(self, at: tuple[int, int]) -> str:
         """Human label of a space (e.g. ``E5``), or ``(q,r)`` off the board."""
         return self.labels.get(Hex(*at), f"({at[0]},{at[1]})")
+
+    def space_of(self, label: str) -> Hex | None:
+        """The space labelled ``label`` (``"E5"``, any case), or ``None`` when no space is."""
+        return self._by_label.get(label.strip().upper())
+
+    @cached_property
+    def _by_label(self) -> dict[str, Hex]:
+        return {v.upper(): k for k, v in self.labels.items()}
 
     def bag_composition(self, players: int) -> Counter[str]:
         """Tile code -> count in the bag for ``players`` players (rulebook 2.f).

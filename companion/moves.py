@@ -1,7 +1,8 @@
 """Moves as JSON and as typed objects.
 
 A move names its player and action, e.g.
-``{"player": "blue", "action": "place", "tile": "P03", "at": [3, 0], "rotation": 0}``.
+``{"player": "blue", "action": "place", "tile": "P03", "at": [3, 0], "rotation": 0}``; a space
+may also be given by its board label (``"at": "E8"``), as every output names it.
 Every action and its fields are listed in ``docs/position.md``.  :func:`parse_move` checks
 the shape (not the legality) and raises :class:`~companion.position.PositionError` naming the
 field.
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, _kind_name, load_edition
 from companion.hexgrid import Hex
 from companion.position import PositionError, need, parse_code, parse_hex
 from companion.tiles import COLOR_LETTER
@@ -119,11 +120,62 @@ def _nutrient_map(value: Any, where: str) -> dict[str, int]:
     return out
 
 
-def parse_move(doc: Any) -> Move:
+def _spaces_as_coordinates(doc: dict[str, Any], edition: Edition) -> dict[str, Any]:
+    """``doc`` with each space given by label replaced by its ``[q, r]`` (see :func:`parse_move`)."""
+    out = dict(doc)
+    action = doc.get("action")
+    keys = [k for k in ("at", "to", "spore_to") if k in FIELDS.get(action, ()) and isinstance(doc.get(k), str)]
+    if action == "give":
+        keys = []   # a gift's "to" is a player
+    for k in keys:
+        out[k] = _space(doc[k], k, edition)
+    if action == "buy" and isinstance(doc.get("tiles"), list):
+        out["tiles"] = [_space(t, f"tiles[{i}]", edition) if isinstance(t, str) else t for i, t in enumerate(doc["tiles"])]
+    return out
+
+
+def _colour_list(value: Any, where: str) -> tuple[str, ...]:
+    """``value`` as a tuple of nutrient colours, one per cube; PositionError naming ``where``."""
+    if not isinstance(value, list):
+        raise PositionError(where, "must be a list of nutrient colours, one per cube "
+                                   f"(e.g. [\"pink\", \"white\"]); got {_kind_name(type(value))}")
+    for i, c in enumerate(value):
+        if c not in NUTRIENT_COLORS:
+            raise PositionError(f"{where}[{i}]", f"{c!r} is not a nutrient colour ({', '.join(NUTRIENT_COLORS)})")
+    return tuple(value)
+
+
+def check_choosers(m: Move, players: list[str]) -> None:
+    """Refuse a ``choose`` object naming a colour nobody plays (its cubes would be lost
+    silently): :class:`PositionError` on ``choose.<colour>``.  ``players``: the game's colours."""
+    named = m.raw.get("choose")
+    for who in named if isinstance(named, dict) else ():
+        if who not in players:
+            raise PositionError(f"choose.{who}", f"{who} is not a player in this game (players: {', '.join(players)})")
+
+
+def _space(value: Any, where: str, edition: Edition) -> list[int]:
+    """A space as ``[q, r]``: given as the board's label (``"D8"``, as every output names
+    spaces; any case) or as axial coordinates.  PositionError naming ``where``."""
+    if isinstance(value, str):
+        at = edition.space_of(value)
+        if at is None:
+            raise PositionError(where, f"{value!r} is not a space of the board: give a label such as E5 "
+                                       "or axial coordinates [q, r]")
+        return [at.q, at.r]
+    return list(parse_hex(value, where))
+
+
+def parse_move(doc: Any, edition: Edition | None = None) -> Move:
     """Check a move document's shape and return a :class:`Move`.
 
-    Raises :class:`PositionError` naming the first missing or malformed field.
+    A space (``at``, ``to`` of a move or relocation, ``tiles`` and ``spore_to`` of a
+    purchase) is a label of ``edition``'s board (``"D8"``; the default edition when
+    ``None``) or ``[q, r]``; ``Move.raw`` holds it as ``[q, r]`` either way.  Raises
+    :class:`PositionError` naming the first missing or malformed field.
     """
+    if isinstance(doc, dict):
+        doc = _spaces_as_coordinates(doc, edition or load_edition())
     if not isinstance(doc, dict):
         raise PositionError("(top level)", "a move must be a JSON object")
     player = need(doc, "player", str, "")
@@ -202,22 +254,15 @@ def parse_move(doc: Any) -> Move:
     # "Of your choice" (5.b, 7.c): a list is the mover's own colours; an object names each
     # player's colours, e.g. {"blue": ["pink"], "orange": ["white", "white"]}.
     choose = doc.get("choose", [])
-    if isinstance(choose, str):
-        choose = [choose]
     if isinstance(choose, dict):
-        choices = {}
-        for who, cs in choose.items():
-            if isinstance(cs, str):
-                cs = [cs]
-            if not isinstance(cs, list) or any(c not in NUTRIENT_COLORS for c in cs):
-                raise PositionError(f"choose.{who}", f"must list nutrient colours {list(NUTRIENT_COLORS)}")
-            choices[who] = tuple(cs)
+        choices = {who: _colour_list(cs, f"choose.{who}") for who, cs in choose.items()}
         f["choices"] = choices
         choose = list(choices.get(player, ()))
-    if not isinstance(choose, list) or any(c not in NUTRIENT_COLORS for c in choose):
-        raise PositionError("choose", f"must list nutrient colours {list(NUTRIENT_COLORS)}, or map players to such lists")
-    f["choose"] = tuple(choose)
-    f["choices"] = {**f.get("choices", {}), player: tuple(choose)}
+    elif not isinstance(choose, list):
+        raise PositionError("choose", "must list nutrient colours, one per cube (e.g. [\"pink\", \"white\"]), "
+                                      f"or map players to such lists; got {_kind_name(type(choose))}")
+    f["choose"] = _colour_list(choose, "choose")
+    f["choices"] = {**f.get("choices", {}), player: f["choose"]}
     # Over the cap (5): the cubes each player returns, e.g. {"orange": {"pink": 1}}.
     drop = doc.get("drop", {})
     if not isinstance(drop, dict):

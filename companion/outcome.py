@@ -24,10 +24,13 @@ def check_missions(b: "Board", notes: list[str]) -> None:
             pos.missions.append(prog.mission)
             notes.append(f"mission accomplished: {mission_title(prog.mission)} ({prog.detail})")
             if prog.mission == "forest_communication":
-                # Every player picks their own colours: the move's ``choose`` per player, else
-                # the default reading (the colours they hold fewest of), reported by b.pick.
-                for color in pos.colors:
-                    for k in b.pick(color, ed.forest_communication_bonus, ("pink", "yellow", "white"), "Forest Communication"):
+                # Every player picks their own colours, in turn order from the active player,
+                # each from what the supply holds after the earlier players' cubes: the move's
+                # ``choose`` per player, else the default reading (the colours they hold fewest
+                # of), reported by b.pick (docs/rules.md).
+                for color in b.turn_order():
+                    for k in b.pick(color, ed.forest_communication_bonus, ("pink", "yellow", "white"), "Forest Communication",
+                                    notes):
                         economy.gain(pos, ed, color, k, 1, "Forest Communication", notes)
 
 

@@ -232,6 +232,11 @@ class Position:
         return pos
 
 
+MARKERS_PER_COLOR = 8
+"""Mycorrhiza markers of each player colour (components: "Mycorrhizal markers (32)", four
+colours): a position with more of one colour on the trees is impossible."""
+
+
 def check_substrate_count(pos: Position, edition: Any) -> None:
     """Raise :class:`PositionError` on ``board.substrates`` unless each substrate kind has the
     edition's number of tokens (2 wood, 2 soil in the default edition) on the board or waiting
@@ -395,6 +400,12 @@ def _parse_position(doc: Any, meeple_colors: tuple[str, ...]) -> Position:
         if not isinstance(slots, list) or any(s is not None and s not in colors for s in slots):
             raise PositionError(f"board.trees[{i}].mycorrhizae", "must list player colours or null, one per slot")
         pos.trees[h] = list(slots)
+    for c in colors:
+        on_trees = sum(slots.count(c) for slots in pos.trees.values())
+        if on_trees > MARKERS_PER_COLOR:
+            raise PositionError("board.trees", f"{c} has {on_trees} mycorrhiza markers on the trees, but the game "
+                                               f"holds {MARKERS_PER_COLOR} per colour (Components: 32 mycorrhiza "
+                                               "markers, one set per player colour)")
     for i, s in enumerate(board.get("substrates", [])):
         h = parse_hex(need(s, "at", list, f"board.substrates[{i}]"), f"board.substrates[{i}].at")
         kind = need(s, "kind", str, f"board.substrates[{i}]")

@@ -155,9 +155,11 @@ def execute_purchase(b: "Board", m: "Move", notes: list[str]) -> None:
     spore = pos.spores[m.player]
     if m.spore_to is not None:
         spore.at = m.spore_to
-    spore.used = False
+    was_used, spore.used = spore.used, False
     pos.meeples[m.player] = spore.at
-    notes.append(f"{m.player}'s spore is on {b.label(spore.at)} with the meeple; the spore ability is ready again")
+    # 4.d: the ability is ready again after a purchase; said only when it had been used.
+    notes.append(f"{m.player}'s spore is on {b.label(spore.at)} with the meeple"
+                 + ("; the spore ability is ready again" if was_used else ""))
     pos.taken.append("buy")
 
 

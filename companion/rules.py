@@ -17,7 +17,7 @@ from companion import economy
 from companion import tiles as tilecodes
 from companion.board import (Board, IllegalMove, check_starting_space, clear_space, connections,  # noqa: F401
                              has_place_action, send_home, starting_spaces)
-from companion.edition import SUBSTRATE_COLOR, Edition
+from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.market import MARKET_SIZE
 from companion.moves import TABLE, Move, parse_move
@@ -91,7 +91,7 @@ REASONS: dict[str, str] = {
     "not_teammate": "nutrients go to a teammate only (9.b; competitive play: table rule give_in_competitive)",
     "swap_already_used": "the colour swap is once per turn (Swap Nutrient Color)",
     "no_swap_card": "swapping needs a Swap Nutrient Color card",
-    "supply_empty": "the supply has no cube of that colour",
+    "supply_empty": "the supply has no cube of that colour (a swap, or a colour of your choice taken by an earlier player)",
     "mission_locked": "that ability needs a cooperative mission first (7)",
     "no_free_market_slot": "the market row already shows three cards",
     "card_not_in_deck": "that card is not in the face-down deck",
@@ -134,11 +134,15 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     """Judge ``move`` in ``pos`` without changing anything.
 
     ``move`` may be a :class:`Move` or its JSON document (a malformed document raises
-    :class:`~companion.position.PositionError`).
+    :class:`~companion.position.PositionError`).  A move naming colours "of your choice"
+    (``choose``) is played on a copy too, so a colour the supply no longer holds after the
+    earlier players' choices is refused (``supply_empty``, 7.c; docs/rules.md).
     """
-    m = move if isinstance(move, Move) else parse_move(move)
+    m = move if isinstance(move, Move) else parse_move(move, edition or load_edition(pos.edition))
     try:
         _validate(Board(pos, edition), m)
+        if any(m.choices.values()):
+            apply(pos, m, edition)   # a colour chosen that the supply no longer holds (7.c)
     except IllegalMove as e:
         return Verdict(False, e.reason, e.message)
     return Verdict(True, None, describe(Board(pos, edition), m))
@@ -147,7 +151,7 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
 def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> Outcome:
     """Play a legal move and return the new position with notes; raise
     :class:`IllegalMove` (with its reason code) for an illegal one.  ``pos`` is unchanged."""
-    m = move if isinstance(move, Move) else parse_move(move)
+    m = move if isinstance(move, Move) else parse_move(move, edition or load_edition(pos.edition))
     board = Board(pos, edition)
     _validate(board, m)
     new = pos.copy()
@@ -717,16 +721,16 @@ def _form_mycorrhizae(b: Board, m: Move, placed: str, joined: set[str], notes: l
             continue
         if None in slots:
             slots[slots.index(None)] = m.player
-            pick = b.pick(m.player, 1, ("pink", "yellow", "white"), f"mycorrhiza with {name}")
-            economy.gain(pos, ed, m.player, pick[0], 1, f"mycorrhiza with {name}", notes)
+            for k in b.pick(m.player, 1, ("pink", "yellow", "white"), f"mycorrhiza with {name}", notes):
+                economy.gain(pos, ed, m.player, k, 1, f"mycorrhiza with {name}", notes)
             bonus = economy.effects_of(pos, ed, m.player)["mycorrhizal_bonus_nutrient"]
-            for k in b.pick(m.player, bonus, ("pink", "yellow"), "Mycorrhizal Bonus Nutrient") if bonus else []:
+            for k in b.pick(m.player, bonus, ("pink", "yellow"), "Mycorrhizal Bonus Nutrient", notes) if bonus else []:
                 economy.gain(pos, ed, m.player, k, 1, "Mycorrhizal Bonus Nutrient", notes)
             if None not in slots:
                 # Full tree: every marker owner gains 1 per marker, each of their choice.
                 for owner in sorted(set(slots), key=pos.colors.index):
                     count = slots.count(owner)
-                    for k in b.pick(owner, count, ("pink", "yellow", "white"), f"{name} is full"):
+                    for k in b.pick(owner, count, ("pink", "yellow", "white"), f"{name} is full", notes):
                         economy.gain(pos, ed, owner, k, 1, f"{name} is full", notes)
         else:
             others = [c for c in slots if c != m.player]

@@ -102,9 +102,34 @@ class ChoicePrompt:
             else:
                 self.by_other.discard(i)
 
+    def forget(self, player: str, kind: str = "gain") -> bool:
+        """Drop ``player``'s answer of ``kind``: they are asked again.  False when there was
+        no such answer to drop."""
+        dropped = False
+        for i, a in enumerate(self.asked):
+            if a["player"] == player and a["kind"] == kind and i in self.answers:
+                del self.answers[i]
+                self.by_other.discard(i)
+                dropped = True
+        return dropped
+
+    def reoffer(self, fresh: list[dict[str, Any]]) -> None:
+        """Offer each unanswered gain only the colours ``fresh`` offers it: ``fresh`` is
+        :func:`companion.rules.choices_needed` of :meth:`final_move` with the answers so far,
+        so what the earlier players (in turn order) chose is gone from the supply (7.c)."""
+        queue = [a for a in fresh if a["kind"] == "gain"]
+        for i, a in enumerate(self.asked):
+            if a["kind"] != "gain" or i in self.answers:
+                continue
+            match = next((f for f in queue if f["player"] == a["player"] and f["why"] == a["why"]), None)
+            if match is not None:
+                queue.remove(match)
+                a["colors"] = list(match["colors"])
+
     def final_move(self) -> dict[str, Any]:
         """The move with every answer written in: gains in ``choose`` (per player, after any
-        colours the move already named), discards in ``drop``."""
+        colours the move already named), discards in ``drop``.  Unanswered entries are left
+        out (the move then says what the engine's default reading would give them)."""
         move = dict(self.move)
         choose = move.get("choose", [])
         if not isinstance(choose, dict):
@@ -112,6 +137,8 @@ class ChoicePrompt:
         choose = {p: list([c] if isinstance(c, str) else c) for p, c in choose.items()}
         drop = {p: dict(v) for p, v in (move.get("drop") or {}).items()}
         for i, a in enumerate(self.asked):
+            if i not in self.answers:
+                continue
             colors = self.answers[i]
             if a["kind"] == "discard":
                 d = Counter(drop.get(a["player"], {}))

@@ -55,6 +55,29 @@ class ConsoleLog:
         self._choosers: list[str] = []
         self._reveal_said: dict[str, int] = {}   # free market places per deck, when last looked
         self.closed = False
+        self._progress = self._mission_progress()
+
+    def _mission_progress(self) -> dict[str, tuple[int, str]]:
+        """Each cooperative mission's count and sentence now, as the Goals tab shows them
+        (:func:`companion.economy.missions`); empty outside cooperative play."""
+        from companion import economy
+        pos = getattr(self.session, "position", None)
+        if pos is None:
+            return {}
+        return {m.mission: (m.value, m.detail) for m in economy.missions(pos, self.session.edition)}
+
+    def _say_progress(self) -> None:
+        """A ``[goal]`` line per mission whose count changed with the last move and that is
+        not accomplished (that move's notes say so): "[goal] Forest Communication: trees
+        joined by one green network 3 of 4 (trees A, B and C)"."""
+        from companion.wording import mission_title
+        now = self._mission_progress()
+        done = self.session.position.missions
+        for mission, (value, detail) in now.items():
+            before = self._progress.get(mission)
+            if before is not None and before[0] != value and mission not in done:
+                self._print(f"[goal] {mission_title(mission)}: {detail}")
+        self._progress = now
 
     def __call__(self, msg: Message) -> None:
         d = msg.data
@@ -64,6 +87,7 @@ class ConsoleLog:
             self._print(f"[{ev['seq']:4}] {ev['notes'][0] if ev['notes'] else ev['move']}")
             for note in ev["notes"][1:]:
                 self._print(f"       - {note}")
+            self._say_progress()
             if self.board and ev["move"]["action"] in ("end_turn", "spore") or d.get("result"):
                 from companion.textboard import legend, render, summary
                 pos = self.session.position
@@ -77,6 +101,7 @@ class ConsoleLog:
             self._say_reveal()
         elif k == "undo":
             self._print(f"[undo] {d['event']['notes'][0] if d.get('event') else ''}")
+            self._progress = self._mission_progress()
         elif k == "illegal":
             self._print(f"[ILLEGAL {d['reason']}] {d['message']} ({self.illegal_hint})")
         elif k == "cleared":

@@ -185,10 +185,15 @@ class TableSession:
             p = self.choices
             if p is None or p.id != prompt_id:
                 raise SessionError("that choice is no longer open")
+            before = (dict(p.answers), set(p.by_other))
             try:
                 p.answer(player, colors, kind, by_other)
             except ChoiceError as e:
                 raise SessionError(str(e)) from None
+            refused = self._reoffer(p, player)
+            if refused is not None:
+                p.answers, p.by_other = before
+                raise SessionError(refused)
             if not p.complete:
                 self.bus.publish("choices", p.to_json())
                 return None
@@ -207,6 +212,24 @@ class TableSession:
             self.bus.publish("choices_done", {"id": p.id, "seq": ev.seq, "by_other": sorted(
                 {p.asked[i]["player"] for i in p.by_other})})
             return ev
+
+    def _reoffer(self, p: ChoicePrompt, player: str) -> str | None:
+        """After ``player``'s answer: the players choose in turn order from the active player,
+        each from what the supply still holds (7.c, docs/rules.md).  A later player's answer
+        that the supply can no longer meet is dropped (they are asked again), and every
+        unanswered gain is offered only the colours left.  Returns the sentence refusing
+        ``player``'s own answer when that is the one the supply cannot meet, else ``None``."""
+        while True:
+            try:
+                fresh = choices_needed(self.position, p.final_move(), self.edition)
+            except IllegalMove as e:
+                if e.reason != "supply_empty" or e.chooser is None:
+                    return None   # the move itself no longer stands: the caller withdraws it
+                if e.chooser == player or not p.forget(e.chooser):
+                    return e.message
+                continue
+            p.reoffer(fresh)
+            return None
 
     def withdraw_choices(self, why: str = "withdrawn on the dashboard") -> None:
         """Drop the move waiting for choices (it was misread, or taken back at the table);

@@ -71,6 +71,40 @@ def test_a_misspelt_or_missing_move_field_is_refused_not_defaulted(tmp_path):
     assert r.returncode == 2 and "tile" in r.stderr and "rock move" in r.stderr
 
 
+@pytest.mark.parametrize("choose,said", [
+    ({"green": ["pink"]}, "field choose.green: green is not a player in this game (players: blue, orange)"),
+    ({"blue": "white"}, "field choose.blue: must be a list of nutrient colours, one per cube"),
+    ("white", "field choose: must list nutrient colours, one per cube"),
+    (["pink", "mauve"], "field choose[1]: 'mauve' is not a nutrient colour"),
+])
+def test_a_malformed_choose_is_refused_naming_the_field_not_ignored(tmp_path, choose, said):
+    """{"green": [...]} for a colour nobody plays was ignored, and {"blue": "white"} taken as one cube."""
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    m = tmp_path / "m.json"
+    m.write_text(json.dumps({"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0,
+                             "choose": choose}))
+    for command in ("check-move", "apply-move"):
+        r = run(command, "--position", str(p), "--move", str(m))
+        assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, (command, r.stderr)
+
+
+def test_a_space_may_be_given_by_its_label_as_every_output_names_it(tmp_path):
+    """"to": "D8" was refused with "must be list, got str"; [q, r] still works."""
+    from companion.edition import load_edition
+    p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    by_coords = json.loads(m.read_text())   # blue moves along pink to [1, 0]
+    expect = json.loads(run("apply-move", "--position", str(p), "--move", str(m)).stdout)
+    assert expect["legal"]
+    label = load_edition().label(tuple(by_coords["to"]))
+    m.write_text(json.dumps({**by_coords, "to": label.lower()}))
+    r = run("apply-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == expect and label in " ".join(expect["notes"])
+    m.write_text(json.dumps({**by_coords, "to": "Z9"}))
+    r = run("check-move", "--position", str(p), "--move", str(m))
+    assert r.returncode == 2 and "field to: 'Z9' is not a space of the board" in r.stderr, r.stderr
+
+
 def test_legal_moves_lists_the_worked_legal_move(tmp_path):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")
     r = run("legal-moves", "--position", str(p))
@@ -149,6 +183,9 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     ({"result": {"winners": ["green"], "reason": "x"}}, "result.winners"),
     ({"decks": {"a": 100, "b": 0}}, "decks.a"),
     ({"optoins": {"spore_redraw": True}}, "optoins"),   # a misspelt top-level field is not dropped
+    # Components: 32 mycorrhiza markers, 8 per colour; 9 orange ones on the trees cannot be.
+    ({"board": {"trees": [{"at": [-2, 0], "mycorrhizae": ["orange"] * 4}, {"at": [2, -2], "mycorrhizae": ["orange"] * 4},
+                          {"at": [-1, 2], "mycorrhizae": ["orange", None, None, None]}]}}, "board.trees: orange has 9"),
 ])
 def test_impossible_or_malformed_positions_exit_2_naming_the_field(tmp_path, patch, field):
     p, m, _ = split(tmp_path, FIXTURES / "move-legal.json")

@@ -41,6 +41,16 @@ def test_buying_pays_tiles_and_cubes_and_restarts_at_the_spore():
     assert sorted(p.discard) == ["P03", "P03"]
 
 
+@pytest.mark.parametrize("used", [False, True])
+def test_the_spore_ability_is_said_ready_again_only_when_it_had_been_used(used):
+    """The note said "ready again" after every purchase, even when the ability was never used (4.d)."""
+    pos = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}},
+                       spores={"blue": ((4, 0), used), "orange": ((-4, 0), False)})
+    notes = apply(pos, buy("a01")).notes
+    spore_note = next(n for n in notes if n.startswith("blue's spore is on"))
+    assert ("ready again" in spore_note) is used, spore_note
+
+
 def test_purchases_come_last_in_the_turn():
     pos = row_position(nutrients={"blue": {"pink": 1, "yellow": 1}}, taken=[])
     assert reason(pos, buy("a01")) == "must_place_or_discard"
@@ -188,6 +198,23 @@ def test_mycorrhiza_gives_one_nutrient_of_choice_and_a_marker():
     assert p.trees[(3, -1)] == ["blue", None, None, None] and p.nutrients["blue"]["yellow"] == 1
 
 
+def test_a_mycorrhiza_with_every_cube_taken_says_the_player_gains_none():
+    # Four players hold all 32 cubes (11 pink, 11 yellow, 10 white): the choice cannot be met
+    # by any colour, so it is not refused (7.c reading, docs/rules.md), and the note says why.
+    players = ("blue", "orange", "red", "black")
+    held = {"blue": {"pink": 8}, "orange": {"pink": 3, "yellow": 5}, "red": {"yellow": 6, "white": 2},
+            "black": {"white": 8}}
+    pos, move = green_to_tree(trees={(3, -1): [None] * 4}, hands={c: ["P03.G2"] if c == "blue" else [] for c in players},
+                              players=players, nutrients=held,
+                              spores={"blue": (4, 0), "orange": (-4, 0), "red": (0, 4), "black": (0, -4)},
+                              meeples={"blue": (4, 0), "orange": (-4, 0), "red": (0, 4), "black": (0, -4)})
+    assert check(pos, move).legal
+    out = apply(pos, move)
+    assert out.position.trees[(3, -1)][0] == "blue" and out.position.nutrients["blue"] == {"pink": 8, "yellow": 0, "white": 0}
+    assert any(n.startswith("blue gains no cube: no pink, yellow or white cube is left in the supply (mycorrhiza with tree")
+               for n in out.notes), out.notes
+
+
 def test_mycorrhizal_bonus_nutrient_card():
     pos, move = green_to_tree(trees={(3, -1): [None] * 4}, hands={"blue": ["P03.G2"], "orange": []},
                               cards={"blue": ["a05"]})
@@ -238,7 +265,8 @@ def test_supply_is_finite():
                         meeples={"blue": (3, 0), "orange": (-4, 0)})
     out = apply(pos, {"player": "blue", "action": "place", "tile": "P03", "at": [2, 0], "rotation": 0})
     assert out.position.nutrients["blue"]["pink"] == pink - 8
-    assert any("supply has only 0 pink" in n for n in out.notes)
+    assert "blue gains no pink: none is left in the supply (wood substrate degraded)" in " ".join(out.notes), out.notes
+    assert not any("only 0" in n for n in out.notes)
 
 
 # --- 5.c giving ---------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Cooperative missions at every difficulty, victory conditions and tie-breaks
 (rulebook sections 7, 8 and 9)."""
 
+import json
 from collections import deque
+from pathlib import Path
 
 import pytest
 
@@ -9,7 +11,8 @@ from companion.economy import missions
 from companion.edition import load_edition
 from companion.hexgrid import Hex, direction_between
 from companion.outcome import final_result
-from companion.rules import apply
+from companion.position import Position
+from companion.rules import apply, check
 from builders import make_position
 
 ED = load_edition()
@@ -96,7 +99,9 @@ def test_a_tree_alone_on_a_green_network_is_joined_to_no_other():
     ("hard", [3, 4, 0, 0], True), ("hard", [3, 3, 3, 3], False),
 ])
 def test_forest_symbiosis_patterns(difficulty, counts, done):
-    trees = {at: ["blue"] * n + [None] * (4 - n) for (_, at), n in zip(ED.trees(difficulty), counts)}
+    # blue and orange markers in turn: no colour holds more than its 8 (Components)
+    trees = {at: [("blue", "orange")[(i + k) % 2] for k in range(n)] + [None] * (4 - n)
+             for i, ((_, at), n) in enumerate(zip(ED.trees(difficulty), counts))}
     pos = make_position(mode="cooperative", difficulty=difficulty, trees=trees)
     sym = {m.mission: m for m in missions(pos, ED)}["forest_symbiosis"]
     assert sym.done is done
@@ -126,6 +131,34 @@ def test_forest_communication_reward_is_paid_once():
     assert "forest_communication" in p.missions
     assert p.nutrient_total("orange") == 2
     assert any("mission accomplished: Forest Communication" in n for n in out.notes)
+
+
+FC_BEFORE = Path(__file__).parent.parent / "data" / "cases" / "fc_before.json"
+FC_TILE = {"player": "red", "action": "place", "tile": "P1.G024", "at": [0, 0], "rotation": 3,
+           "drop": {"blue": {"yellow": 1}}}
+
+
+def test_forest_communication_choice_the_supply_cannot_meet_is_refused_naming_what_is_left():
+    # Red (active) chooses first and takes 1 of the 2 yellow left; blue then asks for 2.
+    pos = Position.from_json(json.loads(FC_BEFORE.read_text()))
+    move = {**FC_TILE, "choose": {"blue": ["yellow", "yellow"], "red": ["yellow", "pink"]}}
+    v = check(pos, move)
+    assert not v.legal and v.reason == "supply_empty"
+    assert "blue chose yellow" in v.message and "left: 5 pink and 6 white" in v.message, v.message
+
+
+def test_forest_communication_players_choose_in_turn_order_from_what_is_left():
+    pos = Position.from_json(json.loads(FC_BEFORE.read_text()))
+    move = {**FC_TILE, "choose": {"blue": ["yellow", "yellow"], "red": ["pink", "pink"]}}
+    assert check(pos, move).legal
+    out = apply(pos, move)
+    gains = [n for n in out.notes if "(Forest Communication)" in n]
+    assert gains[:4] == ["red gains 1 pink (Forest Communication)"] * 2 + ["blue gains 1 yellow (Forest Communication)"] * 2
+    assert out.position.nutrients["red"]["pink"] == 4
+    # Orange, not named, is asked, and offered only the colours the supply still holds.
+    assert out.choices == [{"player": "orange", "kind": "gain", "count": 2, "colors": ["pink", "white"],
+                            "why": "Forest Communication"}]
+    assert not any("supply" in n for n in out.notes)
 
 
 def test_competitive_first_to_ten_points_wins_on_the_purchase():

@@ -53,6 +53,23 @@ def test_each_mode_reports_only_its_own_fields_rounded(capsys):
         assert all(round(x, 2) == x for x in numbers(doc["seconds_per_game"]))
 
 
+def test_per_game_lists_each_game_in_seed_order_and_agrees_with_the_totals(capsys):
+    plain = selfplay(capsys, "--mode", "cooperative")
+    assert "per_game" not in plain
+    doc = selfplay(capsys, "--mode", "cooperative", "--per-game")
+    games = doc["per_game"]
+    assert [g["seed"] for g in games] == [4, 5, 6]
+    for g in games:
+        assert {"ended", "team_vp", "cards_bought", "missions", "seconds", "won"} <= set(g)
+    assert sorted(g["cards_bought"] for g in games)[1] == doc["cards_bought"]["median"]
+    ended: dict[str, int] = {}
+    for g in games:
+        ended[g["ended"]] = ended.get(g["ended"], 0) + 1
+    assert ended == doc["end_reasons"]
+    comp = selfplay(capsys, "--mode", "competitive", "--per-game")
+    assert [g["winner_vp"] for g in comp["per_game"]] and max(g["winner_vp"] for g in comp["per_game"]) == comp["winner_vp"]["max"]
+
+
 def level_finish(players: int) -> object:
     """A competitive game that ends on the last tile with every player level: no VP, no card,
     the same nutrients (the start)."""

@@ -144,3 +144,42 @@ def test_a_move_the_game_moved_past_is_withdrawn_with_its_reason(table):
     assert r.status_code == 409 and r.get_json()["error"] == "withdrawn" and "no longer legal" in r.get_json()["message"]
     assert s.choices is None and len(s.game.events) == 1
     assert "choices_withdrawn" in [m.kind for m in seen]
+
+
+FC_BEFORE = Path(__file__).parents[1] / "data" / "cases" / "fc_before.json"
+
+
+def test_each_chooser_is_offered_only_what_the_earlier_players_left(tmp_path):
+    """Rulebook 7.c with 2 yellow cubes left in the supply: the players choose in turn order from
+    red (active), then blue, then orange, each from what the supply still holds.  Blue's two
+    yellow left orange's chooser offering yellow, and red's later yellow gave red 1 cube, not 2."""
+    import json
+    from companion.position import Position
+    s = TableSession(Game(Position.from_json(json.loads(FC_BEFORE.read_text()))))
+    move = {"player": "red", "action": "place", "tile": "P1.G024", "at": [0, 0], "rotation": 3}
+    assert s.submit(move, source="dashboard").legal and s.choices is not None
+    pid = s.choices.id
+
+    def offered(player):
+        return next(g["colors"] for g in s.choices.to_json()["asked"] if g["player"] == player and g["kind"] == "gain")
+
+    assert offered("orange") == ["pink", "yellow", "white"]
+    s.choose(pid, "blue", ["yellow", "yellow"])
+    assert offered("orange") == ["pink", "white"]           # both yellow cubes are blue's now
+    # red comes before blue: red's yellow leaves one, so blue is asked again, with yellow still offered
+    s.choose(pid, "red", ["yellow", "pink"])
+    assert s.choices.waiting_for == ["blue", "orange"] and offered("blue") == ["pink", "yellow", "white"]
+    with pytest.raises(SessionError, match=r"blue chose yellow .* left: 5 pink and 6 white"):
+        s.choose(pid, "blue", ["yellow", "yellow"])
+    assert s.choices.waiting_for == ["blue", "orange"]      # nothing recorded for the refused answer
+    s.choose(pid, "blue", ["yellow", "white"])
+    assert offered("orange") == ["pink", "white"]
+    s.choose(pid, "orange", ["white", "white"])
+    assert s.choices.waiting_for == ["blue"]                # 9 cubes: blue returns one (5)
+    s.choose(pid, "blue", ["white"], kind="discard")
+    assert s.choices is None
+    pos = s.position
+    assert pos.nutrients["red"] == {"pink": 3, "yellow": 3, "white": 1}
+    assert pos.nutrients["blue"] == {"pink": 1, "yellow": 5, "white": 2}
+    notes = s.game.events[-1].notes
+    assert not any("supply" in n for n in notes), notes

@@ -843,7 +843,11 @@
     const open = $("#choice-form");
     if (dlg.open && open) {
       const g = p.asked.find(x => x.player === open.dataset.player && x.kind === open.dataset.kind);
-      if (open.dataset.prompt !== p.id || !g || g.answer) closeDialog();
+      // an earlier player's answer changed what the supply still holds (7.c): offer it anew
+      if (open.dataset.prompt !== p.id || !g || g.answer || open.dataset.offer !== offerKey(g)) {
+        closeDialog();
+        autoOpened = null;
+      }
     }
     const own = p.asked.find(g => g.player === mine && !g.answer);
     if (own && !dlg.open && autoOpened !== p.id + own.player + own.kind) {
@@ -851,6 +855,10 @@
       chooser(own, false);
     }
   }
+
+  /** The colours offered to ``g``, part by part: they change when an earlier player's answer
+   * takes the last cube of a colour from the supply. */
+  function offerKey(g) { return g.parts.map(part => part.colors.join(",")).join(";"); }
 
   /** Who is answering for ``g.player``: this tablet's player, or someone answering for them. */
   function whoAnswers(g) {
@@ -897,7 +905,8 @@
         h("button", { type: "button", class: "clear", onclick: () => { sec.picked = []; draw(); } }, "Clear"));
       body.push(h("div", { class: "choice-section" }, h("label", {}, `${sec.why.join(", ")}: ${sec.count} cube${sec.count === 1 ? "" : "s"} `, sec.left), sec.row));
     }
-    const form = h("div", { id: "choice-form", "data-player": g.player, "data-kind": g.kind, "data-prompt": S.choices.id }, ...body);
+    const form = h("div", { id: "choice-form", "data-player": g.player, "data-kind": g.kind, "data-prompt": S.choices.id,
+      "data-offer": offerKey(g) }, ...body);
     const who = cap(g.player);
     openDialog(`${who}: ${g.kind === "discard" ? "return" : "choose"} ${g.count} nutrient${g.count === 1 ? "" : "s"}` + (other ? ` (for ${who})` : ""), [form], []);
     $("#dlg-buttons").prepend(ok);
