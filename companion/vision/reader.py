@@ -9,7 +9,8 @@ re-check is skipped while the markers' patches look as when they were last found
 (:class:`~companion.vision.registration.BoardTracker`).  In play (with ``previous``, the last
 committed reading) only the spaces whose samples changed are scored again, and a space whose
 change is only light (a shadow, a lamp dimmed) keeps its reading (:func:`relit_spaces`); a space
-the committed reading found covered is scored again on every frame until it reads clean.
+the committed reading could not read (covered, or under glare) is scored again on every frame
+until it reads clean.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, is_covered_reason, kind_offsets,
+from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, kind_offsets,
                                       spot_explains)
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
@@ -577,7 +578,7 @@ class BoardReader:
         committed reading of this camera.  With it, a space whose samples have not changed
         (:func:`companion.vision.change.changed_groups`), or changed by light alone
         (:func:`relit_spaces`), keeps its reading; only the others, and every space ``previous``
-        found covered (until a frame reads it clean), are read again, under the
+        could not read (covered, glare: until a frame reads it clean), are read again, under the
         glare spot of ``previous``, and one that reads as before keeps its previous reading.
         Raises BoardNotFoundError when the board can't be registered, UnreadableImageError for
         a frame of the wrong shape or type, FrameQualityError for a frame without usable colour.
@@ -595,10 +596,10 @@ class BoardReader:
             if searched or len(rows) > RECHECK_FRACTION * len(self.geo.spaces):
                 check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
             relit = relit_spaces(bgr[:n], previous.samples[:n], rows)
-            # a space ``previous`` found covered is read afresh whatever its samples: they are
-            # the object's (a hand's rim or shadow over a piece laid under it), and the clean
-            # view may look like them within noise or by light alone
-            rows = np.union1d(np.setdiff1d(rows, relit), self._covered_rows(previous)).astype(rows.dtype)
+            # a space ``previous`` could not read (covered, glare) is read afresh whatever its
+            # samples: they are the object's (a hand's rim or shadow over a piece laid under it)
+            # or the lamp's, and the clear view may look like them within noise or by light alone
+            rows = np.union1d(np.setdiff1d(rows, relit), self._unreadable_rows(previous)).astype(rows.dtype)
             reading = self._read_changes(bgr, reg, cands, previous, rows, frame)
             reading.rechecked, reading.relit = searched, len(relit)
             return reading
@@ -653,15 +654,14 @@ class BoardReader:
         reading.rechecked = searched
         return reading
 
-    def _covered_rows(self, previous: Reading) -> np.ndarray:
-        """int (k,) the spaces (indices into the board's spaces) that ``previous`` found covered
-        (:func:`~companion.vision.covered.is_covered_reason`: something over them, or glare or
-        something).  Spaces unreadable under glare alone are not among them: a static spot
-        stays where it was, and read again without the full read's spot fitting they would
-        turn into new readings frame after frame; a lamp moved changes their samples."""
+    def _unreadable_rows(self, previous: Reading) -> np.ndarray:
+        """int (k,) the spaces (indices into the board's spaces) that ``previous`` could not read,
+        whatever the reason: something over them, or glare.  Each holds only a guess, so it is
+        read afresh on every frame until it reads clean: the object may have been lifted, the
+        lamp moved or dimmed (a space glare left unreadable is read under ``previous``'s spot,
+        and one still under the same glare is marked so again)."""
         why = previous.unreadable or {}
-        return np.array([s for s, h in enumerate(self.geo.spaces) if is_covered_reason(why.get(f"{h[0]},{h[1]}"))],
-                        np.int64)
+        return np.array([s for s, h in enumerate(self.geo.spaces) if why.get(f"{h[0]},{h[1]}")], np.int64)
 
     def _covered(self, readings: list[SpaceReading], rows: np.ndarray, whole: list[SpaceReading],
                  clipped: np.ndarray | None, no_seed: np.ndarray | None = None) -> np.ndarray:
