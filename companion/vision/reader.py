@@ -25,8 +25,8 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, kind_offsets,
-                                      spot_explains)
+from companion.vision.covered import (SKIRT_VEILS, covered_reason, covered_spaces, fits, frame_offset, glare_explains,
+                                      grow_margin, kind_offsets, spot_explains)
 from companion.vision.classify import SpaceReading, TileCandidates, classify, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -649,7 +649,13 @@ class BoardReader:
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil, recheck=(self._ll, lab, cands))
-        self._mark_covered(readings, covered, glared=self._glared(veil), clipped=None if spot_object else clipped)
+        skirt = None
+        if self.glare and not spot_object:
+            left = covered & ~np.array([bool(r.reason) for r in readings])
+            if left.any():
+                skirt = self._glare_skirt(bgr, reg, veil, readings, np.arange(len(readings)), left, readings, cands)
+        self._mark_covered(readings, covered, glared=self._glared(veil), clipped=None if spot_object else clipped,
+                           skirt=skirt)
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
@@ -674,6 +680,44 @@ class BoardReader:
         offset = frame_offset(fits(whole), every)
         return covered_spaces(fits(readings), [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows],
                               clipped, no_seed=no_seed, offset=offset, grow_offsets=kind_offsets(fits(whole), every, offset))
+
+    def _glare_skirt(self, bgr: np.ndarray, reg: Registration, veil: np.ndarray | None, readings: list[SpaceReading],
+                     rows: np.ndarray, covered: np.ndarray, whole: list[SpaceReading], cands: TileCandidates) -> np.ndarray:
+        """bool (n,) which of the ``covered`` spaces (bool (n,), one per reading of ``readings``,
+        those of the spaces ``rows``, int (n,)) lie in a region the edge of a lamp's spot explains
+        (:func:`companion.vision.covered.glare_explains`): the covered spaces are read again with
+        each of :data:`~companion.vision.covered.SKIRT_VEILS` taken off their
+        samples (``bgr``, float32 (N, 3) camera BGR, on top of the fitted spot ``veil``, float32
+        (N, 3) linear levels, or ``None``), in the lamp's colour.  ``whole``: the readings of every
+        space, for the frame's level of fit (:func:`~companion.vision.covered.frame_offset`)."""
+        kinds = [r.kind for r in readings]
+        every = [r.kind for r in whole]
+        offset = frame_offset(fits(whole), every)
+        fit = fits(readings)
+        tried = np.flatnonzero(covered)   # every covered space: glare_explains picks the seeds
+        n, P = len(self._space_pts), L.POINTS_PER_SPACE
+        at = rows[tried]
+        pts = (at[:, None] * P + np.arange(P)).ravel()
+        raw = bgr[pts]
+        lin = to_linear(raw) if veil is None else to_linear(raw) - veil[pts]
+        tint = white_tint(bgr[n:])
+        clipped = np.flatnonzero(channel_max(raw) >= SATURATED)
+        p = self.profile
+        best_fit = np.full(len(readings), np.nan)
+        best_kind: list[str | None] = [None] * len(readings)
+        for level in SKIRT_VEILS:
+            lab, white = self._balance_rows(np.r_[to_srgb(lin - level * tint[None]), bgr[n:]], reg, at)
+            ll = p.log_likelihood(lab)
+            if len(clipped):
+                added = level * tint[None] + (0.0 if veil is None else veil[pts][clipped])
+                ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
+                    raw[clipped], white.reshape(-1, 3)[clipped], np.broadcast_to(added, (len(clipped), 3)), p.mean, p.std,
+                    LL_FLOOR)
+            meeple = np.full(len(at), -1) if p.pieces is not None else None
+            for i, r in zip(tried, classify(ll, cands, lab, p, meeple)):
+                if r.fit is not None and (best_kind[i] is None or grow_margin(r.fit, r.kind) > grow_margin(best_fit[i], best_kind[i])):
+                    best_fit[i], best_kind[i] = r.fit, r.kind
+        return glare_explains(covered, fit, kinds, best_fit, best_kind, [self.geo.spaces[int(s)] for s in rows], offset)
 
     def _spot_is_glare(self, veil: np.ndarray, readings: list[SpaceReading], bare: list[SpaceReading],
                        clipped: np.ndarray) -> bool:
@@ -701,7 +745,7 @@ class BoardReader:
 
     def _mark_covered(self, readings: list[SpaceReading], covered: np.ndarray, rows: np.ndarray | None = None,
                       committed: list[SpaceReading] | None = None, glared: np.ndarray | None = None,
-                      clipped: np.ndarray | None = None) -> None:
+                      clipped: np.ndarray | None = None, skirt: np.ndarray | None = None) -> None:
         """The spaces ``covered`` (bool, one per reading of ``rows``, or of every space) that glare
         left readable become unreadable: something covers them (:func:`covered_reason`), so no
         piece read there is trusted (confidence 0).  ``committed``: the readings of every space in
@@ -713,7 +757,9 @@ class BoardReader:
         ``None`` when the fitted spot was found to be an object, :meth:`_spot_is_glare`).  A
         covered region joined to such a space is the skirt of that glare, whose spot could not
         be fitted or taken off whole: its spaces are reported as glare ("glare near D4: move the
-        lamp"), not as something covering the board (:func:`glare_regions`)."""
+        lamp"), not as something covering the board (:func:`glare_regions`).  ``skirt``: bool, one
+        per entry of ``covered``, the spaces whose region the faint edge of a lamp's spot
+        explains (:meth:`_glare_skirt`): "glare on D4: move the lamp", as glare is reported."""
         order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
         at = np.zeros(len(readings), bool)
         at[[order[i] for i in np.flatnonzero(covered)]] = True
@@ -727,6 +773,8 @@ class BoardReader:
             r = readings[s]
             if near[s] >= 0:
                 r.reason = f"glare near {self.label(self.geo.spaces[int(near[s])])}: move the lamp"
+            elif skirt is not None and skirt[i]:
+                r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
             else:
                 r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
@@ -818,7 +866,11 @@ class BoardReader:
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
-        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil),
+        skirt = None
+        left = covered & ~np.array([bool(readings[s].reason) for s in rows], bool)
+        if self.glare and left.any():
+            skirt = self._glare_skirt(bgr, reg, veil, new, rows, left, _whole(new, rows, old), cands)
+        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil), skirt=skirt,
                            clipped=clipped_fractions(bgr[:n], len(readings))[1] >= CLIPPED_GLARE)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
