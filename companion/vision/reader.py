@@ -599,8 +599,10 @@ class BoardReader:
             # a space ``previous`` could not read (covered, glare) is read afresh whatever its
             # samples: they are the object's (a hand's rim or shadow over a piece laid under it)
             # or the lamp's, and the clear view may look like them within noise or by light alone
-            rows = np.union1d(np.setdiff1d(rows, relit), self._unreadable_rows(previous)).astype(rows.dtype)
-            reading = self._read_changes(bgr, reg, cands, previous, rows, frame)
+            changed = np.setdiff1d(rows, relit)
+            again = np.setdiff1d(self._unreadable_rows(previous), changed)
+            rows = np.union1d(changed, again).astype(rows.dtype)
+            reading = self._read_changes(bgr, reg, cands, previous, rows, frame, again=again)
             reading.rechecked, reading.relit = searched, len(relit)
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
@@ -809,11 +811,14 @@ class BoardReader:
         return Reading(board, conf, reg, spaces, unreadable, bgr, veil, evidence, changed)
 
     def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading,
-                      rows: np.ndarray, frame: np.ndarray | None = None) -> Reading:
+                      rows: np.ndarray, frame: np.ndarray | None = None, again: np.ndarray | None = None) -> Reading:
         """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since
         ``previous``, and the spore of a meeple that left them and was seen nowhere else
         (:meth:`_lost_homes`).  ``frame``: the BGR uint8 frame, for the radial profiles of the
-        spores among them (``None``: their sides on ring statistics alone)."""
+        spores among them (``None``: their sides on ring statistics alone).  ``again``: int (k,)
+        those of ``rows`` whose samples did not change, read again only because ``previous``
+        could not read them: one still unreadable keeps ``previous``'s guess, so a static glare
+        spot gives no new guess frame after frame."""
         n = len(self._space_pts)
         old = [previous.spaces[h] for h in self.geo.spaces]
         if not len(rows):
@@ -845,7 +850,7 @@ class BoardReader:
                                              profiles=profiles)
             homes = self._lost_homes(rows, old, new)
             if len(homes):
-                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype), frame)
+                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype), frame, again)
         else:
             covered = self._covered(new, rows, _whole(new, rows, old), clipped_rows)
         readings = list(old)
@@ -872,6 +877,11 @@ class BoardReader:
             skirt = self._glare_skirt(bgr, reg, veil, new, rows, left, _whole(new, rows, old), cands)
         self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil), skirt=skirt,
                            clipped=clipped_fractions(bgr[:n], len(readings))[1] >= CLIPPED_GLARE)
+        for s in (() if again is None else again):
+            # unchanged, unreadable before and again now (the same glare, the object still
+            # there): the committed guess stays
+            if readings[s].reason and old[s].reason:
+                readings[s] = replace(old[s], reason=readings[s].reason, confidence=0.0, doubt=None)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     @staticmethod
