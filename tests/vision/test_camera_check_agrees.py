@@ -54,3 +54,13 @@ def test_the_glare_verdict_is_the_one_read_board_gives(tmp_path, capsys, geo):
         assert check["glare"]["unreadable_spaces"] == by_reader
         lamp = next(a["text"] for a in check["advice"] if a["code"] == "lamp")
         assert f"glare makes {len(by_reader)} spaces unreadable" in lamp
+
+
+def test_read_board_help_gives_the_glare_exit_status(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["read-board", "--help"])
+    words = " ".join(capsys.readouterr().out.split())
+    assert f"{GLARE_STATUS} read, but glare leaves spaces unreadable (move or dim the lamp)" in words
+    assert "0 the whole board read" in words

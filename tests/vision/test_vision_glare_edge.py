@@ -3,8 +3,8 @@
 ``bands`` art under ``glare 90`` (the bench's seed 77, clean boards 4 and 5): a tree at the
 faint edge of the lamp's spot, beyond what the fitted spot reaches and where nothing clipped,
 looked lifted enough to fit no piece, and was reported "something covers G4: move it off the
-board" (``read-board`` exit 3) while ``camera check`` on the same photo found no space
-unreadable under glare.  Nothing lies there to move: taking a faint colourless veil off its
+board" (``read-board`` exit 3) while ``camera check`` on the same photo did not count it
+among the spaces unreadable under glare.  Nothing lies there to move: taking a faint colourless veil off its
 samples leaves the tree (:func:`companion.vision.covered.glare_explains`), so it is reported
 "glare on G4: move the lamp", and both commands say so.  An object is a surface of its own:
 taking light off leaves it unexplained, and it is still reported covered."""
