@@ -41,8 +41,9 @@ RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_
 LOOK_AGAIN_MS = 2000.0
 """How long (ms of the frames' clock) a still board waits before it is read again when its last
 reading left something to look at again: an unsure reading that two or more moves explain (the
-same reading then is asked about; docs/table.md, "Unsure readings"), or spaces something covers
-(read again until they read clean; docs/table.md, "When the camera misbehaves")."""
+same reading then is asked about; docs/table.md, "Unsure readings"), or spaces it could not read,
+something covering them or glare (read again until they read clean; docs/table.md, "When the
+camera misbehaves")."""
 
 
 class HeldReading(NamedTuple):
@@ -156,7 +157,7 @@ class LiveTable:
         self._last_attempt: dict[str, Any] | None = None
         self._last_uncertain: frozenset = frozenset()
         self._held: HeldReading | None = None   # the unsure reading waiting for a clearer view
-        self._covered: list[str] = []   # the spaces the last reading found covered (labels)
+        self._unreadable = False   # whether the last reading left any space unread (covered or glare)
         self._last_read_at_ms: float | None = None   # the time stamp of the last still frame read
         self._stop = threading.Event()
         self.bag_reader = None
@@ -242,11 +243,12 @@ class LiveTable:
         stayed so for :data:`LOOK_AGAIN_MS` and is read again because that reading left
         something to look at again: an unsure reading held that two or more moves explain, not
         yet asked about (the same reading again is asked about instead of waiting for ever), or
-        spaces something covered (a sleeve, a phone, a hand lifted just before the frame: the
-        board is read until they read clean, and what they show is committed).  A still board
-        with neither is never read again, so a clean board costs no read."""
+        spaces it could not read: something covered them (a sleeve, a phone, a hand lifted just
+        before the frame) or glare did (a lamp moved or dimmed since); the board is read until
+        they read clean, and what they show is committed.  A still board with neither is never
+        read again, so a clean board costs no read."""
         held = self._held
-        waiting = (held is not None and not held.asked) or bool(self._covered)
+        waiting = (held is not None and not held.asked) or self._unreadable
         since, last = self.gate.still_since_ms, self._last_read_at_ms
         return (waiting and not self.gate.motion and since is not None and last is not None
                 and since <= last and t_ms - last >= LOOK_AGAIN_MS)
@@ -292,7 +294,8 @@ class LiveTable:
         changed = getattr(reading, "changed", None)
         self.stats["reads_in_play"] += changed is not None
         self.stats["last_read_changed"] = changed
-        covered = self._covered = _covered_labels(reading, s.edition)
+        covered = _covered_labels(reading, s.edition)
+        self._unreadable = bool(getattr(reading, "unreadable", None))
         if covered:   # the dashboard's banner says it; the spaces are held (confidence 0) below
             from companion.vision.covered import covered_sentence
             s.set_status("camera", "covered", covered_sentence(covered))

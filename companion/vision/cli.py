@@ -17,8 +17,11 @@ reason; every unsure space of ``--json`` is listed, those sharing a reason on on
 :func:`unsure_lines`).  ``unreadable`` names the spaces the camera could not read and why, e.g. "glare on F6:
 move the lamp" (confidence 0).  When something
 covers spaces (a hand, a phone, a cup: "something covers D4: move it off the board") the
-reading is printed all the same and the exit status is 3: the board is not all in view (a space under a
-glare spot, "glare or something over D4", leaves it 0, as glare does).  Exit 2 with the reason
+reading is printed all the same and the exit status is 3: the board is not all in view.  When
+spaces are unreadable for glare alone ("glare on F6: move the lamp", "glare near F6", or "glare
+or something over D4", where the camera cannot tell the two) the exit status is 4: the board was
+not read whole either (``complete`` is false), but what to change is the lamp.  Exit 0 only for
+a board read whole; a script can tell the three apart without the JSON.  Exit 2 with the reason
 on stderr for an unreadable image, bad intrinsics, profile or hand, a frame too small for the
 reader (``camera check``'s sentence) or of another size than the calibration's, or when no
 board is found.
@@ -38,9 +41,11 @@ from companion.vision.unsure import LOW_CONFIDENCE, unsure_keys, why_unsure
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add ``read-board`` to the top-level parser."""
     p = sub.add_parser("read-board", help="read the board from an overhead camera photo",
-                       epilog="exit status: 0 read (unsure spaces are listed with their reason); 3 read, but "
-                              "something covers part of the board (a hand, a phone, a cup: move it off); 2 "
-                              "refused (unreadable image, no board found, bad profile or intrinsics)")
+                       epilog="exit status: 0 the whole board read (unsure spaces are listed with their reason); 3 read, "
+                              "but something covers part of the board (a hand, a phone, a cup: move it off); 4 "
+                              "read, but glare leaves spaces unreadable (move or dim the lamp); 2 refused "
+                              "(unreadable image, no board found, bad profile or intrinsics). With 3 or 4 the "
+                              "reading is printed all the same, and --json says complete: false")
     p.add_argument("image", metavar="IMAGE", help="camera frame (any format OpenCV reads)")
     p.add_argument("--profile", metavar="P", help="profile JSON from 'calibrate pieces' (default: built-in)")
     p.add_argument("--intrinsics", metavar="K", help="intrinsics JSON from 'calibrate camera' (undistorts the lens)")
@@ -165,14 +170,21 @@ def _pieces(board: dict, keep) -> dict:
 COVERED_STATUS = 3
 """Exit status of ``read-board`` when something covers spaces of the board (the reading is
 printed all the same)."""
+GLARE_STATUS = 4
+"""Exit status of ``read-board`` when spaces are unreadable, none of them for something
+covering it: glare (a space under a glare spot that may be glare or an object counts as glare).
+The reading is printed all the same; the board was not read whole (docs/rules.md)."""
 
 
 def _status(reading) -> int:
-    """0, or :data:`COVERED_STATUS` when something covers spaces of the board (a space under a
-    glare spot that may be glare or an object counts as glare: status 0, as for glare)."""
+    """0 when every space was read; :data:`COVERED_STATUS` when something covers spaces of the
+    board; else :data:`GLARE_STATUS` when any space is unreadable (glare)."""
     from companion.vision.covered import is_covered_reason
 
-    return COVERED_STATUS if any(is_covered_reason(why, sure=True) for why in reading.unreadable.values()) else 0
+    why = reading.unreadable.values()
+    if any(is_covered_reason(w, sure=True) for w in why):
+        return COVERED_STATUS
+    return GLARE_STATUS if why else 0
 
 
 def unsure_lines(spaces: list[tuple[str, str]]) -> list[str]:

@@ -12,6 +12,9 @@ under :data:`GROW_FIT` (an object lies over connected spaces; a clean board show
 all, so growing costs nothing there).  The floors move down with the frame's own level of fit
 (:func:`frame_offset`): another copy's art under another lamp explains all its pieces less
 well.  Figures: docs/simulated-camera.md, "Objects over the board".
+
+A region whose every seed fits its piece once a faint colourless veil is taken off is the edge
+of a lamp's spot, not an object (:func:`glare_explains`): it is reported as glare.
 """
 
 from __future__ import annotations
@@ -188,3 +191,81 @@ def covered_sentence(labels: list[str]) -> str:
     """One sentence for all the covered spaces (printed labels, in order): ``something covers
     D4, D5, D6: move it off the board``."""
     return covered_reason(", ".join(labels))
+
+
+SKIRT_VEILS = (4.0, 8.0, 16.0, 24.0, 32.0, 48.0)
+"""Colourless veils (linear levels of 255, in the lamp's colour) tried on the seeds of a covered
+region by :func:`glare_explains`.  The faint edge of a lamp's spot adds 4-32 levels to the
+spaces it leaves unexplained on the tuning styles (glare 45, glare 90, clipping glare); more
+than 48 is met only near a spot's core, where the fitted spot or the camera's clipping already
+marks the glare, while an object explained by so strong a veil is no reflection."""
+
+
+def regions(mask: np.ndarray, spaces: list[tuple[int, int]]) -> list[np.ndarray]:
+    """The connected regions of the spaces ``mask`` (bool (S,)) through hex neighbours: a list
+    of int arrays of indices into ``spaces`` (axial (q, r) each), one per region."""
+    where = {tuple(int(v) for v in h): i for i, h in enumerate(spaces)}
+    seen, out = np.zeros(len(spaces), bool), []
+    for start in np.flatnonzero(mask):
+        if seen[start]:
+            continue
+        seen[start] = True
+        todo, members = [int(start)], []
+        while todo:
+            i = todo.pop()
+            members.append(i)
+            q, r = spaces[i]
+            for dq, dr in DIRECTIONS:
+                j = where.get((int(q) + dq, int(r) + dr))
+                if j is not None and mask[j] and not seen[j]:
+                    seen[j] = True
+                    todo.append(j)
+        out.append(np.array(sorted(members), np.int64))
+    return out
+
+
+def glare_explains(covered: np.ndarray, fit: np.ndarray, kinds: list[str], unveiled_fit: np.ndarray,
+                   unveiled_kinds: list[str | None], spaces: list[tuple[int, int]], offset: float = 0.0) -> np.ndarray:
+    """bool (S,): the ``covered`` spaces (bool (S,), :func:`covered_spaces`) whose region a lamp's
+    reflection explains, not an object.
+
+    ``fit``, ``kinds``: the score and kind read on each space (NaN where unknown);
+    ``unveiled_fit``, ``unveiled_kinds``: the score of each space with the faint colourless
+    veil (one of :data:`SKIRT_VEILS`) taken off its samples that brings it highest above its
+    kind's :data:`GROW_FIT`, and the kind then read (NaN and ``None`` where not tried); ``spaces``: axial (q, r) of each; ``offset``: :func:`frame_offset`.
+    A reflection adds light, the same in every channel in linear light, on top of whatever lies
+    there: at the faint edge of a lamp's spot, beyond what the fitted spot reaches or the camera
+    clips, a dark piece (a tree, the inkline board) looks lifted enough to fit no piece, and
+    seeds a covered region.  A region is the reflection's when every seed of it (a space under
+    its kind's :data:`SEED_FIT`, lowered by ``offset``; every space of a region without one) fits, once such a veil is taken off, as
+    well as a clean neighbour must (its kind's :data:`GROW_FIT`, lowered by ``offset``): nothing
+    but added light is needed to explain it.  An object (a hand, a phone, a mug, the rulebook)
+    is a surface of its own: taking light off leaves its seeds unexplained, and the region stays
+    covered.  Figures: docs/simulated-camera.md, "Glare at the edge of the lamp's spot"."""
+    unveiled = np.asarray(unveiled_fit, np.float64)
+    covered = np.asarray(covered, bool)
+    low = min(offset, 0.0)
+    seed_set = set(seed_spaces(covered, fit, kinds, offset).tolist())
+    out = np.zeros(len(spaces), bool)
+    for members in regions(covered, spaces):
+        # a region whose seed was read otherwise since (a meeple found on it) is tested whole
+        seeds = [i for i in members if i in seed_set] or list(members)
+        if seeds and all(unveiled_kinds[i] is not None and grow_margin(unveiled[i], unveiled_kinds[i]) >= low
+                         for i in seeds):
+            out[members] = True
+    return out
+
+
+def seed_spaces(covered: np.ndarray, fit: np.ndarray, kinds: list[str], offset: float = 0.0) -> np.ndarray:
+    """int (k,) the ``covered`` spaces (bool (S,)) that seed their region: scoring (``fit``, float
+    (S,)) under their kind's :data:`SEED_FIT` lowered by ``offset`` (:func:`frame_offset`)."""
+    fit = np.asarray(fit, np.float64)
+    floor = np.array([SEED_FIT.get(k, -np.inf) for k in kinds]) + min(offset, 0.0)
+    with np.errstate(invalid="ignore"):
+        return np.flatnonzero(np.asarray(covered, bool) & (fit < floor))
+
+
+def grow_margin(fit: float, kind: str) -> float:
+    """How far the score ``fit`` of a space read as ``kind`` lies above that kind's
+    :data:`GROW_FIT` (negative: under it, as a covered region's rim scores)."""
+    return float(fit) - GROW_FIT.get(kind, np.inf)

@@ -9,7 +9,8 @@ re-check is skipped while the markers' patches look as when they were last found
 (:class:`~companion.vision.registration.BoardTracker`).  In play (with ``previous``, the last
 committed reading) only the spaces whose samples changed are scored again, and a space whose
 change is only light (a shadow, a lamp dimmed) keeps its reading (:func:`relit_spaces`); a space
-the committed reading found covered is scored again on every frame until it reads clean.
+the committed reading could not read (covered, or under glare) is scored again on every frame
+until it reads clean.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from calibration.intrinsics import Intrinsics
 from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
-from companion.vision.covered import (covered_reason, covered_spaces, fits, frame_offset, is_covered_reason, kind_offsets,
-                                      spot_explains)
+from companion.vision.covered import (SKIRT_VEILS, covered_reason, covered_spaces, fits, frame_offset, glare_explains,
+                                      grow_margin, is_covered_reason, kind_offsets, spot_explains)
 from companion.vision.classify import SpaceReading, TileCandidates, classify, hypothesis_words, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -631,7 +632,7 @@ class BoardReader:
         committed reading of this camera.  With it, a space whose samples have not changed
         (:func:`companion.vision.change.changed_groups`), or changed by light alone
         (:func:`relit_spaces`), keeps its reading; only the others, and every space ``previous``
-        found covered (until a frame reads it clean), are read again, under the
+        could not read (covered, glare: until a frame reads it clean), are read again, under the
         glare spot of ``previous``, and one that reads as before keeps its previous reading.
         Raises BoardNotFoundError when the board can't be registered, UnreadableImageError for
         a frame of the wrong shape or type, FrameQualityError for a frame without usable colour.
@@ -649,11 +650,13 @@ class BoardReader:
             if searched or len(rows) > RECHECK_FRACTION * len(self.geo.spaces):
                 check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
             relit = relit_spaces(bgr[:n], previous.samples[:n], rows)
-            # a space ``previous`` found covered is read afresh whatever its samples: they are
-            # the object's (a hand's rim or shadow over a piece laid under it), and the clean
-            # view may look like them within noise or by light alone
-            rows = np.union1d(np.setdiff1d(rows, relit), self._covered_rows(previous)).astype(rows.dtype)
-            reading = self._read_changes(bgr, reg, cands, previous, rows, frame)
+            # a space ``previous`` could not read (covered, glare) is read afresh whatever its
+            # samples: they are the object's (a hand's rim or shadow over a piece laid under it)
+            # or the lamp's, and the clear view may look like them within noise or by light alone
+            changed = np.setdiff1d(rows, relit)
+            again = np.setdiff1d(self._unreadable_rows(previous), changed)
+            rows = np.union1d(changed, again).astype(rows.dtype)
+            reading = self._read_changes(bgr, reg, cands, previous, rows, frame, again=again)
             reading.rechecked, reading.relit = searched, len(relit)
             return reading
         check_frame(frame, reg, self.geo, self.profile)  # refuses frames without usable colour
@@ -702,20 +705,25 @@ class BoardReader:
             for r, v in zip(readings, level):
                 r.confidence *= float(np.exp(-v / VEIL_CONFIDENCE_SCALE))
         self._mark_glare(bgr, readings, halo=veil is None and self.glare, veil=veil, recheck=(self._ll, lab, cands))
-        self._mark_covered(readings, covered, glared=self._glared(veil), clipped=None if spot_object else clipped)
+        skirt = None
+        if self.glare and not spot_object:
+            left = covered & ~np.array([bool(r.reason) for r in readings])
+            if left.any():
+                skirt = self._glare_skirt(bgr, reg, veil, readings, np.arange(len(readings)), left, readings, cands)
+        self._mark_covered(readings, covered, glared=self._glared(veil), clipped=None if spot_object else clipped,
+                           skirt=skirt)
         reading = self._reading(readings, reg, bgr, veil, evidence)
         reading.rechecked = searched
         return reading
 
-    def _covered_rows(self, previous: Reading) -> np.ndarray:
-        """int (k,) the spaces (indices into the board's spaces) that ``previous`` found covered
-        (:func:`~companion.vision.covered.is_covered_reason`: something over them, or glare or
-        something).  Spaces unreadable under glare alone are not among them: a static spot
-        stays where it was, and read again without the full read's spot fitting they would
-        turn into new readings frame after frame; a lamp moved changes their samples."""
+    def _unreadable_rows(self, previous: Reading) -> np.ndarray:
+        """int (k,) the spaces (indices into the board's spaces) that ``previous`` could not read,
+        whatever the reason: something over them, or glare.  Each holds only a guess, so it is
+        read afresh on every frame until it reads clean: the object may have been lifted, the
+        lamp moved or dimmed (a space glare left unreadable is read under ``previous``'s spot,
+        and one still under the same glare is marked so again)."""
         why = previous.unreadable or {}
-        return np.array([s for s, h in enumerate(self.geo.spaces) if is_covered_reason(why.get(f"{h[0]},{h[1]}"))],
-                        np.int64)
+        return np.array([s for s, h in enumerate(self.geo.spaces) if why.get(f"{h[0]},{h[1]}")], np.int64)
 
     def _covered(self, readings: list[SpaceReading], rows: np.ndarray, whole: list[SpaceReading],
                  clipped: np.ndarray | None, no_seed: np.ndarray | None = None) -> np.ndarray:
@@ -728,6 +736,44 @@ class BoardReader:
         offset = frame_offset(fits(whole), every)
         return covered_spaces(fits(readings), [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows],
                               clipped, no_seed=no_seed, offset=offset, grow_offsets=kind_offsets(fits(whole), every, offset))
+
+    def _glare_skirt(self, bgr: np.ndarray, reg: Registration, veil: np.ndarray | None, readings: list[SpaceReading],
+                     rows: np.ndarray, covered: np.ndarray, whole: list[SpaceReading], cands: TileCandidates) -> np.ndarray:
+        """bool (n,) which of the ``covered`` spaces (bool (n,), one per reading of ``readings``,
+        those of the spaces ``rows``, int (n,)) lie in a region the edge of a lamp's spot explains
+        (:func:`companion.vision.covered.glare_explains`): the covered spaces are read again with
+        each of :data:`~companion.vision.covered.SKIRT_VEILS` taken off their
+        samples (``bgr``, float32 (N, 3) camera BGR, on top of the fitted spot ``veil``, float32
+        (N, 3) linear levels, or ``None``), in the lamp's colour.  ``whole``: the readings of every
+        space, for the frame's level of fit (:func:`~companion.vision.covered.frame_offset`)."""
+        kinds = [r.kind for r in readings]
+        every = [r.kind for r in whole]
+        offset = frame_offset(fits(whole), every)
+        fit = fits(readings)
+        tried = np.flatnonzero(covered)   # every covered space: glare_explains picks the seeds
+        n, P = len(self._space_pts), L.POINTS_PER_SPACE
+        at = rows[tried]
+        pts = (at[:, None] * P + np.arange(P)).ravel()
+        raw = bgr[pts]
+        lin = to_linear(raw) if veil is None else to_linear(raw) - veil[pts]
+        tint = white_tint(bgr[n:])
+        clipped = np.flatnonzero(channel_max(raw) >= SATURATED)
+        p = self.profile
+        best_fit = np.full(len(readings), np.nan)
+        best_kind: list[str | None] = [None] * len(readings)
+        for level in SKIRT_VEILS:
+            lab, white = self._balance_rows(np.r_[to_srgb(lin - level * tint[None]), bgr[n:]], reg, at)
+            ll = p.log_likelihood(lab)
+            if len(clipped):
+                added = level * tint[None] + (0.0 if veil is None else veil[pts][clipped])
+                ll.reshape(-1, ll.shape[-1])[clipped] = clipped_log_likelihood(
+                    raw[clipped], white.reshape(-1, 3)[clipped], np.broadcast_to(added, (len(clipped), 3)), p.mean, p.std,
+                    LL_FLOOR)
+            meeple = np.full(len(at), -1) if p.pieces is not None else None
+            for i, r in zip(tried, classify(ll, cands, lab, p, meeple)):
+                if r.fit is not None and (best_kind[i] is None or grow_margin(r.fit, r.kind) > grow_margin(best_fit[i], best_kind[i])):
+                    best_fit[i], best_kind[i] = r.fit, r.kind
+        return glare_explains(covered, fit, kinds, best_fit, best_kind, [self.geo.spaces[int(s)] for s in rows], offset)
 
     def _spot_is_glare(self, veil: np.ndarray, readings: list[SpaceReading], bare: list[SpaceReading],
                        clipped: np.ndarray) -> bool:
@@ -755,7 +801,7 @@ class BoardReader:
 
     def _mark_covered(self, readings: list[SpaceReading], covered: np.ndarray, rows: np.ndarray | None = None,
                       committed: list[SpaceReading] | None = None, glared: np.ndarray | None = None,
-                      clipped: np.ndarray | None = None) -> None:
+                      clipped: np.ndarray | None = None, skirt: np.ndarray | None = None) -> None:
         """The spaces ``covered`` (bool, one per reading of ``rows``, or of every space) that glare
         left readable become unreadable: something covers them (:func:`covered_reason`), so no
         piece read there is trusted (confidence 0).  ``committed``: the readings of every space in
@@ -767,7 +813,9 @@ class BoardReader:
         ``None`` when the fitted spot was found to be an object, :meth:`_spot_is_glare`).  A
         covered region joined to such a space is the skirt of that glare, whose spot could not
         be fitted or taken off whole: its spaces are reported as glare ("glare near D4: move the
-        lamp"), not as something covering the board (:func:`glare_regions`)."""
+        lamp"), not as something covering the board (:func:`glare_regions`).  ``skirt``: bool, one
+        per entry of ``covered``, the spaces whose region the faint edge of a lamp's spot
+        explains (:meth:`_glare_skirt`): "glare on D4: move the lamp", as glare is reported."""
         order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
         at = np.zeros(len(readings), bool)
         at[[order[i] for i in np.flatnonzero(covered)]] = True
@@ -781,6 +829,8 @@ class BoardReader:
             r = readings[s]
             if near[s] >= 0:
                 r.reason = f"glare near {self.label(self.geo.spaces[int(near[s])])}: move the lamp"
+            elif skirt is not None and skirt[i]:
+                r.reason = f"glare on {self.label(self.geo.spaces[s])}: move the lamp"
             else:
                 r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
@@ -815,11 +865,14 @@ class BoardReader:
         return Reading(board, conf, reg, spaces, unreadable, bgr, veil, evidence, changed)
 
     def _read_changes(self, bgr: np.ndarray, reg: Registration, cands: TileCandidates, previous: Reading,
-                      rows: np.ndarray, frame: np.ndarray | None = None) -> Reading:
+                      rows: np.ndarray, frame: np.ndarray | None = None, again: np.ndarray | None = None) -> Reading:
         """Incremental read: only the spaces ``rows`` (int (n,)), whose samples changed since
         ``previous``, and the spore of a meeple that left them and was seen nowhere else
         (:meth:`_lost_homes`).  ``frame``: the BGR uint8 frame, for the radial profiles of the
-        spores among them (``None``: their sides on ring statistics alone)."""
+        spores among them (``None``: their sides on ring statistics alone).  ``again``: int (k,)
+        those of ``rows`` whose samples did not change, read again only because ``previous``
+        could not read them: one still unreadable keeps ``previous``'s guess, so a static glare
+        spot gives no new guess frame after frame."""
         n = len(self._space_pts)
         old = [previous.spaces[h] for h in self.geo.spaces]
         if not len(rows):
@@ -851,7 +904,7 @@ class BoardReader:
                                              profiles=profiles)
             homes = self._lost_homes(rows, old, new)
             if len(homes):
-                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype), frame)
+                return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype), frame, again)
         else:
             covered = self._covered(new, rows, _whole(new, rows, old), clipped_rows)
         readings = list(old)
@@ -872,8 +925,17 @@ class BoardReader:
         samples = previous.samples.copy()
         samples[pts] = bgr[pts]
         self._mark_glare(bgr, readings, rows, veil=veil, recheck=(ll, lab, cands))
-        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil),
+        skirt = None
+        left = covered & ~np.array([bool(readings[s].reason) for s in rows], bool)
+        if self.glare and left.any():
+            skirt = self._glare_skirt(bgr, reg, veil, new, rows, left, _whole(new, rows, old), cands)
+        self._mark_covered(readings, covered, rows, committed=old, glared=self._glared(veil), skirt=skirt,
                            clipped=clipped_fractions(bgr[:n], len(readings))[1] >= CLIPPED_GLARE)
+        for s in (() if again is None else again):
+            # unchanged, unreadable before and again now (the same glare, the object still
+            # there): the committed guess stays
+            if readings[s].reason and old[s].reason:
+                readings[s] = replace(old[s], reason=readings[s].reason, confidence=0.0, doubt=None)
         return self._reading(readings, reg, samples, veil, evidence, len(rows))
 
     @staticmethod

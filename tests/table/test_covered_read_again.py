@@ -123,3 +123,26 @@ def test_a_space_that_stays_covered_keeps_the_status_and_is_read_again_only_whil
     t.still(500)                           # still again: read once the gate opens, clean
     assert t.reader.reads == 6
     assert s.status["camera"] == "ok" and s.position.substrates.get(F4) == "soil"
+
+
+def test_a_still_board_with_a_space_unreadable_under_glare_is_read_again_until_it_reads_clean():
+    """Glare alone is treated as a covered space is: the lamp may be moved or dimmed while the
+    board stays still, and the piece under the glare is then committed without anyone touching
+    the board."""
+    empty, laid = _boards()
+    key = f"{F4.q},{F4.r}"
+    glare = SimpleNamespace(board=empty, confidence={key: 0.0}, changed=None,
+                            unreadable={key: "glare on F4: move the lamp"})
+    t = Table([_reading(empty), glare, glare])
+    t.still(500)
+    t.hand()                               # the token laid on F4, under the lamp's reflection
+    t.still(500)
+    assert t.reader.reads == 2 and F4 not in t.session.position.substrates
+    t.still(2 * LOOK_AGAIN_MS + 100)       # the board stays still: read again every LOOK_AGAIN_MS
+    assert t.reader.reads == 4
+    t.reader.script.append(_reading(laid))  # the lamp moved: F4 reads clean
+    t.still(LOOK_AGAIN_MS + 100)
+    assert t.reader.reads == 5
+    assert t.session.position.substrates.get(F4) == "soil"
+    t.still(3 * LOOK_AGAIN_MS)             # read whole: not read again
+    assert t.reader.reads == 5

@@ -13,6 +13,7 @@ from vision_frames import mild
 from companion.cli import main
 from companion.sim.render import make_camera, render
 from companion.vision.assistant import space_labels
+from companion.vision.cli import GLARE_STATUS
 
 
 def photo(tmp_path, geo, cond):
@@ -22,10 +23,10 @@ def photo(tmp_path, geo, cond):
     return path
 
 
-def json_of(argv, capsys):
+def json_of(argv, capsys, codes=(0, 1)):
     code = main(argv)
     out = capsys.readouterr()
-    assert code in (0, 1), out.err
+    assert code in codes, out.err
     return code, json.loads(out.out)
 
 
@@ -45,9 +46,21 @@ def test_the_glare_verdict_is_the_one_read_board_gives(tmp_path, capsys, geo):
     for glare, radius in ((140.0, 120.0), (60.0, 200.0)):
         path = photo(tmp_path, geo, mild(glare=glare, glare_radius=radius))
         _, check = json_of(["camera", "check", "--image", str(path), "--json"], capsys)
-        _, reading = json_of(["read-board", str(path), "--json"], capsys)
+        code, reading = json_of(["read-board", str(path), "--json"], capsys, codes=(GLARE_STATUS,))
         by_reader = sorted(labels[k] for k, why in reading["unreadable"].items() if why.startswith("glare"))
         assert by_reader, "the photo must have glare the reader cannot see through"
+        # not read whole, for glare alone: a script tells it from the exit status (docs/rules.md)
+        assert not reading["complete"] and code == GLARE_STATUS
         assert check["glare"]["unreadable_spaces"] == by_reader
         lamp = next(a["text"] for a in check["advice"] if a["code"] == "lamp")
         assert f"glare makes {len(by_reader)} spaces unreadable" in lamp
+
+
+def test_read_board_help_gives_the_glare_exit_status(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["read-board", "--help"])
+    words = " ".join(capsys.readouterr().out.split())
+    assert f"{GLARE_STATUS} read, but glare leaves spaces unreadable (move or dim the lamp)" in words
+    assert "0 the whole board read" in words
