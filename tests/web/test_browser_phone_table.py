@@ -90,12 +90,23 @@ def test_a_toast_covers_no_button_and_a_tap_dismisses_it(browser, shared_table, 
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('#btn-lock').textContent === 'Lock'")
     toast = page.locator("#toast")
-    assert toast.is_visible() and "Unlocked" in toast.inner_text()         # shown for 3 s
-    t = toast.bounding_box()
+    # The toast shows for 3 s: read it and every visible button in one round trip, so a busy
+    # machine cannot let it time out between the reads and the tap.
+    seen = page.evaluate("""() => {
+        const box = e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; };  // as Playwright's bounding_box
+        const t = document.querySelector('#toast');
+        const buttons = [];
+        for (const sel of ['#actions button', '#topbar button', '#tabs button', '.open button'])
+            for (const e of document.querySelectorAll(sel))
+                if (e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden') buttons.push([sel, box(e)]);
+        return {shown: !t.hidden, text: t.textContent, toast: box(t), buttons};
+    }""")
+    assert seen["shown"] and "Unlocked" in seen["text"]
+    assert {sel for sel, _ in seen["buttons"]} >= {"#actions button", "#topbar button"}, seen["buttons"]
+    t = seen["toast"]
     assert 0 <= t["y"] and t["y"] + t["height"] <= height and 0 <= t["x"] and t["x"] + t["width"] <= width, t
-    for sel in ("#actions button", "#topbar button", "#tabs button", ".open button"):
-        for b in [e.bounding_box() for e in page.locator(sel).all() if e.is_visible()]:
-            assert not overlap(t, b), (sel, t, b)                              # was over the inputs
+    for sel, b in seen["buttons"]:
+        assert not overlap(t, b), (sel, t, b)                                  # was over the inputs
     toast.click()
     assert toast.is_hidden()
     assert errors == []
