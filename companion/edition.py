@@ -154,7 +154,7 @@ class _Doc:
             raise self.fail(f"{where}.{key}".lstrip("."), "is missing")
         value = obj[key]
         if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-            raise self.fail(f"{where}.{key}".lstrip("."), f"must be {_kind_name(kind)}, got {type(value).__name__}")
+            raise self.fail(f"{where}.{key}".lstrip("."), f"must be {kind_name(kind)}, got {type(value).__name__}")
         return value
 
     def hex(self, value: Any, where: str) -> Hex:
@@ -169,7 +169,9 @@ class _Doc:
         return value
 
 
-def _kind_name(kind: type | tuple[type, ...]) -> str:
+def kind_name(kind: type | tuple[type, ...]) -> str:
+    """A JSON kind in words for error messages: ``list`` -> "a list", ``(int, float)`` ->
+    "a whole number or a number"."""
     names = {dict: "an object", list: "a list", str: "a string", int: "a whole number",
              float: "a number", bool: "true or false"}
     kinds = kind if isinstance(kind, tuple) else (kind,)

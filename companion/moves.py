@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, _kind_name, load_edition
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, kind_name, load_edition
 from companion.hexgrid import Hex
 from companion.position import PositionError, need, parse_code, parse_hex
 from companion.tiles import COLOR_LETTER
@@ -138,7 +138,7 @@ def _colour_list(value: Any, where: str) -> tuple[str, ...]:
     """``value`` as a tuple of nutrient colours, one per cube; PositionError naming ``where``."""
     if not isinstance(value, list):
         raise PositionError(where, "must be a list of nutrient colours, one per cube "
-                                   f"(e.g. [\"pink\", \"white\"]); got {_kind_name(type(value))}")
+                                   f"(e.g. [\"pink\", \"white\"]); got {kind_name(type(value))}")
     for i, c in enumerate(value):
         if c not in NUTRIENT_COLORS:
             raise PositionError(f"{where}[{i}]", f"{c!r} is not a nutrient colour ({', '.join(NUTRIENT_COLORS)})")
@@ -260,7 +260,7 @@ def parse_move(doc: Any, edition: Edition | None = None) -> Move:
         choose = list(choices.get(player, ()))
     elif not isinstance(choose, list):
         raise PositionError("choose", "must list nutrient colours, one per cube (e.g. [\"pink\", \"white\"]), "
-                                      f"or map players to such lists; got {_kind_name(type(choose))}")
+                                      f"or map players to such lists; got {kind_name(type(choose))}")
     f["choose"] = _colour_list(choose, "choose")
     f["choices"] = {**f.get("choices", {}), player: f["choose"]}
     # Over the cap (5): the cubes each player returns, e.g. {"orange": {"pink": 1}}.

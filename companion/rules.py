@@ -140,9 +140,10 @@ def check(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     """
     m = move if isinstance(move, Move) else parse_move(move, edition or load_edition(pos.edition))
     try:
-        _validate(Board(pos, edition), m)
         if any(m.choices.values()):
-            apply(pos, m, edition)   # a colour chosen that the supply no longer holds (7.c)
+            apply(pos, m, edition)   # validates, then refuses a colour the supply no longer holds (7.c)
+        else:
+            _validate(Board(pos, edition), m)
     except IllegalMove as e:
         return Verdict(False, e.reason, e.message)
     return Verdict(True, None, describe(Board(pos, edition), m))
