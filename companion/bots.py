@@ -1138,29 +1138,49 @@ class GreedyBot:
         return None
 
     def _purchase(self, b: Board, p: str) -> dict[str, Any] | None:
+        """The purchase the bot makes now: the face-up card worth most that
+        :meth:`purchase_verdict` lets it buy, with its payment and where the spore restarts."""
         pos, ed = b.pos, b.edition
         cards = sorted((c for d in ("a", "b") for c in pos.market[d] if c in ed.cards),
                        key=lambda c: (-ed.cards[c].vp, c))
         for cid in cards:
-            if (pos.mode == "cooperative" and ed.cards[cid].mycelia_color == "green"
-                    and "forest_communication" not in pos.missions and pos.bag > 8):
-                continue   # keep the green network for Forest Communication (7.c)
+            buys, _why = self.purchase_verdict(pos, ed, p, cid)
+            if not buys:
+                continue
             mv = {"player": p, "action": "buy", "card": cid}
-            if check(pos, mv, ed).legal:
-                target = self.target(pos, ed, p)
-                close = target is not None and target.missing_tiles + sum(target.missing.values()) <= 1
-                if close and target.card != cid and ed.cards[target.card].vp > ed.cards[cid].vp and pos.bag > 6:
-                    continue   # one step from a dearer card: do not spend its network on a cheap one
-                tiles = self._payment_tiles(b, p, cid)
-                if self._spends_blueprint(b, tiles):
-                    continue
-                if tiles is not None:
-                    mv["tiles"] = tiles
-                to = self._restart_space(b, mv)
-                if to is not None:
-                    mv["spore_to"] = [to.q, to.r]
-                return mv
+            tiles = self._payment_tiles(b, p, cid)
+            if tiles is not None:
+                mv["tiles"] = tiles
+            to = self._restart_space(b, mv)
+            if to is not None:
+                mv["spore_to"] = [to.q, to.r]
+            return mv
         return None
+
+    def purchase_verdict(self, pos: Position, ed: Edition, player: str, card: str) -> tuple[bool, str | None]:
+        """Whether the bot, playing ``player``, buys face-up ``card`` now if it is the dearest
+        card it would buy: ``(True, None)``, or ``(False, why)`` with ``why`` a clause in words
+        ("it would pay away ..."), the engine's refusal when the rules do not allow the
+        purchase now (6, Turn Sequence Summary 2).  The one test :meth:`_purchase` applies
+        card by card, so what the hint says of a card and what the bot does cannot differ.
+        Reads ``self.target`` (which remembers the player's target, as a turn does)."""
+        b = Board(pos, ed)
+        c = ed.cards[card]
+        if (pos.mode == "cooperative" and c.mycelia_color == "green"
+                and "forest_communication" not in pos.missions and pos.bag > 8):
+            return False, ("it would pay away green tiles the team's Forest Communication network needs (7.c); "
+                           "a green card waits while the bag holds more than 8 tiles")
+        verdict = check(pos, {"player": player, "action": "buy", "card": card}, ed)
+        if not verdict.legal:
+            return False, verdict.message
+        target = self.target(pos, ed, player)
+        close = target is not None and target.missing_tiles + sum(target.missing.values()) <= 1
+        if close and target.card != card and ed.cards[target.card].vp > c.vp and pos.bag > 6:
+            dear = ed.cards[target.card]
+            return False, (f"you are one step from {dear.name} ({target.card}, {dear.vp} VP): its network "
+                           "is not spent on a cheaper card while the bag holds more than 6 tiles")
+        why = self._spends_blueprint(b, self._payment_tiles(b, player, card))
+        return why is None, why
 
     def _payment_tiles(self, b: Board, p: str, cid: str) -> list[list[int]] | None:
         """Which tiles to pay a card with (6.a lets the buyer choose within one network): in
@@ -1190,25 +1210,30 @@ class GreedyBot:
             return None
         return [[h.q, h.r] for h in best[1]]
 
-    def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> bool:
-        """True when a purchase would set the team's Forest Communication blueprint (7.c)
-        back while the bag still leaves time to finish it: its payment takes a blueprint tile
+    def _spends_blueprint(self, b: Board, tiles: list[list[int]] | None) -> str | None:
+        """Why a purchase would set the team's Forest Communication blueprint (7.c) back while
+        the bag still leaves time to finish it, in words: its payment takes a blueprint tile
         or a three-way green tile, or the buyer's network touches an empty blueprint space.
-        The card waits."""
+        The card waits.  ``None``: it does not."""
         pos = b.pos
         if pos.mode != "cooperative" or "forest_communication" in pos.missions or pos.bag <= 4:
-            return False
+            return None
         if any(_three_way_green(pos.tiles.get(Hex(*h), tilecodes.ROCK)) for h in tiles or ()):
-            return True   # a three-way green tile: 7.c needs two, and the bag holds few
+            # 7.c needs two, and the bag holds few
+            return ("it would pay away a three-way green tile, which the team's Forest Communication "
+                    "network needs (7.c)")
         bp = self._blueprint(b)
         if bp is None:
-            return False
+            return None
         if any(Hex(*h) in bp.spaces for h in tiles or ()):
-            return True
+            return "it would pay away the tiles of the Forest Communication network the team plans (7.c)"
         # A buyer whose network touches an empty blueprint space would restart on the rim
         # (6), far from it: they stay to lay it while the bag lasts.
         todo = set(bp.todo(pos))
-        return pos.bag > 6 and bool(todo & set(b.frontier(pos.active)))
+        if pos.bag > 6 and todo & set(b.frontier(pos.active)):
+            return ("your network reaches an empty space of the team's Forest Communication network (7.c): "
+                    "buying would restart your spore on the rim, away from it")
+        return None
 
     def _restart_space(self, b: Board, buy: dict[str, Any]) -> Hex | None:
         """Where to put the spore after a purchase (6: "at any starting point (it can be the
