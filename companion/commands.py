@@ -160,7 +160,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
         print(f"team still needs: {goal}")
     for c in h.cards:
         head = f"{c.name} ({c.card}, {c.vp} VP)"
-        print(f"{head}: " + ("can be bought now" if c.can_buy else "; ".join(c.steps)))
+        print(f"{head}: {c.in_words()}")
     return 0
 
 

@@ -7,8 +7,10 @@ line ``mycelium-companion hint --position P.json`` always answers.
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,7 @@ from companion.hexgrid import Hex, distance
 from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
-from companion.rules import Board, IllegalMove, apply
+from companion.rules import Board, IllegalMove, apply, check
 from companion.setup_steps import setup_steps, setup_tokens_pending, tokens_to_lay
 from companion.tiles import ROCK, rotate_code
 from companion.tiles import parse as parse_tile
@@ -30,18 +32,122 @@ from companion.wording import and_list, mission_title, tile_words
 SOURCE = {"pink": "wood", "yellow": "soil"}
 
 
+AFTER_PLACEMENT = "can be bought after you place or discard a tile"
+"""What a card plan says of a card the player can afford at the start of the turn: the engine
+takes a purchase only once a tile is placed or discarded (Turn Sequence Summary 2; rules
+``must_place_or_discard``)."""
+
+
 @dataclass
 class CardPlan:
-    """What ``player`` still needs for ``card``, step by step (empty ``steps``: buy it now)."""
+    """What ``player`` still needs for ``card``, step by step, and whether the hint's
+    suggestion buys it.
+
+    ``when``: ``"now"`` when the rules take the purchase now, ``"after_placement"`` when the
+    player can afford it but has still to place or discard a tile (Turn Sequence Summary 2),
+    ``None`` when it is not affordable (``steps`` then say what is missing).  ``wait``: why the
+    suggested turn does not buy an affordable card (the greedy bot's
+    :meth:`~companion.bots.GreedyBot.purchase_verdict`, or the engine's refusal), else
+    ``None``.  ``can_buy``: the card can be bought now and the suggested action or the
+    suggestion's next actions this turn buy it."""
 
     card: str
     name: str
     vp: int
     can_buy: bool
     steps: list[str] = field(default_factory=list)
+    when: str | None = None
+    wait: str | None = None
+
+    def status(self) -> str | None:
+        """An affordable card's state in words: "can be bought now", "can be bought after you
+        place or discard a tile", or "cannot be bought this turn" (the engine refuses, ``wait``
+        says why); ``None`` for a card still to afford (its ``steps`` say what is missing)."""
+        if self.when is None:
+            return "cannot be bought this turn" if self.wait else None
+        return {"now": "can be bought now", "after_placement": AFTER_PLACEMENT}[self.when]
+
+    def in_words(self) -> str:
+        """The card's line of the hint: its :meth:`status` and why the suggestion waits, or
+        its steps."""
+        state = self.status()
+        if state is None:
+            return "; ".join(self.steps)
+        return f"{state}, but the suggestion waits: {self.wait}" if self.wait else state
 
     def to_json(self) -> dict[str, Any]:
-        return {"card": self.card, "name": self.name, "vp": self.vp, "can_buy": self.can_buy, "steps": self.steps}
+        return {"card": self.card, "name": self.name, "vp": self.vp, "can_buy": self.can_buy, "when": self.when,
+                "wait": self.wait, "status": self.status(), "steps": self.steps}
+
+
+@dataclass
+class TurnAhead:
+    """The greedy bot's actions for the rest of the active player's turn, each applied with
+    the bot's choices: ``moves`` (the suggestion first), ``last`` (the position where the bot
+    reaches the purchase step: before its purchase, or where it has nothing more to do) and
+    ``bought`` (the card its turn buys, or ``None``)."""
+
+    moves: list[dict[str, Any]]
+    last: Position
+    bought: str | None = None
+
+
+TURN_ENDS = ("draw", "end_turn")
+"""Actions of the table or of the turn's end: the turn ahead stops before them."""
+
+
+def turn_ahead(pos: Position, ed: Edition, bot: GreedyBot, first: dict[str, Any] | None) -> TurnAhead:
+    """Play the bot's turn on copies of ``pos`` from ``first`` (its suggestion; ``None``:
+    nothing to do) until it buys a card, has nothing more to do or the turn ends (4, 6).
+    A substrate token a degradation leaves to draw (5.a) stays pending: it holds up no
+    action.  Raises nothing: a refused action (a bug of the bot) ends the turn ahead."""
+    moves: list[dict[str, Any]] = []
+    at, mv = pos, first
+    for _ in range(8):   # each action fills a slot of the turn, so this ends
+        if mv is None or mv["action"] in TURN_ENDS:
+            break
+        if mv["action"] == "buy":
+            return TurnAhead(moves + [mv], at, mv["card"])
+        mv = bot.choose(at, ed, mv)
+        try:
+            at = apply(at, mv, ed).position
+        except IllegalMove:
+            break
+        moves.append(mv)
+        mv = bot.next_action(at, ed)
+    return TurnAhead(moves, at)
+
+
+def _clause(message: str) -> str:
+    """An engine message ("You may buy 1 mushroom card(s) per turn.") as a clause."""
+    return (message[:1].lower() + message[1:]).rstrip(".")
+
+
+def _when(pos: Position, ed: Edition, player: str, card: str) -> tuple[str | None, str | None]:
+    """``(when, refusal)`` for a card ``player`` can afford (:func:`can_buy`): ``"now"``
+    when the engine takes the purchase, ``"after_placement"`` when it asks for the placement
+    or discard first (Turn Sequence Summary 2), else ``None`` with the engine's refusal."""
+    verdict = check(pos, {"player": player, "action": "buy", "card": card}, ed)
+    if verdict.legal:
+        return "now", None
+    if verdict.reason == "must_place_or_discard":
+        return "after_placement", None
+    return None, _clause(verdict.message)
+
+
+def _wait(ed: Edition, bot: GreedyBot, turn: TurnAhead, player: str, card: str) -> str | None:
+    """Why the turn ahead does not buy ``card``, an affordable card: the bot's
+    :meth:`~companion.bots.GreedyBot.purchase_verdict` where its turn reaches the purchase
+    step, or the card it buys instead; ``None`` when it buys ``card``."""
+    if turn.bought == card:
+        return None
+    buys, why = bot.purchase_verdict(turn.last, ed, player, card)
+    if not buys:
+        return _clause(why)
+    if turn.bought is not None:
+        other = ed.cards[turn.bought]
+        return f"the suggestion buys {other.name} ({turn.bought}, {other.vp} VP) this turn instead"
+    return "the suggested turn ends before the purchase"
 
 
 @dataclass
@@ -203,15 +309,32 @@ def _tree_steps(b: Board, player: str, short: dict[str, dict[str, int]],
     return out
 
 
-def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
+def card_plans(pos: Position, ed: Edition, player: str, bot: GreedyBot | None = None,
+               first: dict[str, Any] | None | EllipsisType = ...) -> list[CardPlan]:
     """For each face-up card: the tiles ``player`` still has to grow and the cubes each payer
     lacks, with where each payer collects them from their own networks: a substrate to degrade
     (5.a, 2 cubes each, none counted on by two payers) or a tree to form mycorrhizae with (5.b,
-    1 cube each, up to 4 per tree).  Plans are sorted: fewest steps first, then most VP."""
+    1 cube each, up to 4 per tree).  Plans are sorted: fewest steps first, then most VP.
+
+    A card ``player`` can afford says when the rules take the purchase and, when the greedy
+    bot's turn (:func:`turn_ahead` from ``first``, the suggested action, ``None`` for nothing
+    to do; omitted: ``bot``'s own next action) does not buy it, why it waits.  ``bot`` is
+    copied, not changed; omitted: a greedy bot with seed 0, as :func:`hint`'s default."""
     b = Board(pos, ed)
+    bot = copy.deepcopy(bot) if bot is not None else GreedyBot(random.Random(0))
+    turn = None
     out = []
     for card in economy.face_up_cards(pos, ed):
         a = can_buy(pos, ed, player, card.id)
+        if a.can_buy:
+            if turn is None:   # played once, and only when a card is affordable: it costs a bot turn
+                if first is ...:
+                    first = bot.next_action(pos, ed) if player == pos.active and not pos.in_setup else None
+                turn = turn_ahead(pos, ed, bot, first)
+            when, refused = _when(pos, ed, player, card.id)
+            wait = refused or _wait(ed, bot, turn, player, card.id)
+            out.append(CardPlan(card.id, card.name, card.vp, when == "now" and wait is None, [], when, wait))
+            continue
         steps = []
         if a.missing_tiles:
             need = economy.mycelia_needed(pos, ed, card, player)
@@ -226,7 +349,7 @@ def card_plans(pos: Position, ed: Edition, player: str) -> list[CardPlan]:
             who = "you" if payer == player else payer
             for color, n in short.items():
                 steps.append(f"{who}: {n} {color} cube(s): {where[payer, color]}")
-        out.append(CardPlan(card.id, card.name, card.vp, a.can_buy, steps))
+        out.append(CardPlan(card.id, card.name, card.vp, False, steps))
     out.sort(key=lambda c: (len(c.steps), -c.vp))
     return out
 
@@ -236,21 +359,19 @@ BLUEPRINT_REASON = ("it lays a tile of the network the team plans for Forest Com
 """What a hint says of a placement on the team's Forest Communication blueprint."""
 
 
-def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> str:
+def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot,
+            plans: list[CardPlan] | None = None) -> str:
+    """Why ``bot`` suggests ``move``, in words, after the move's own account; ``plans``: the
+    card plans of the same suggestion (:func:`card_plans`; omitted: made here)."""
     player = move["player"]
     try:
         notes = apply(pos, move, ed).notes
     except IllegalMove as e:   # cannot happen for a bot move; say so rather than guess
         return f"(the suggestion is refused: {e.message})"
     gains = [n for n in notes[1:] if " gains " in n or "mission accomplished" in n or "returns to its spore" in n]
-    target = bot.target(pos, ed, player)
-    aim = ""
-    if target is not None:
-        card = ed.cards[target.card]
-        if not can_buy(pos, ed, player, target.card).can_buy:
-            aim = f"; it works toward {card.name} ({target.card}, {card.vp} VP)"
-        elif move["action"] not in ("buy", "spore_ability"):   # the spore ability ends the turn (4.d)
-            aim = f"; then buy {card.name} ({target.card}, {card.vp} VP), which you can afford now"
+    if plans is None:
+        plans = card_plans(pos, ed, player, bot, move)
+    aim = _aim(pos, ed, move, bot, plans)
     what = notes[0]
     if move["action"] == "buy":
         return f"{what}: you can afford it now"
@@ -272,6 +393,8 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         return f"{what}: a rock in hand must be placed some time (4.a.3), here it hurts least or blocks an opponent"
     if move["action"] == "discard":
         return f"{what}: no tile in hand grows anywhere useful"
+    if move["action"] == "remove":
+        return f"{what}: {_removal_reason(pos, ed, move, bot)}{aim}"
     if lays_plan:
         return f"{what}: {BLUEPRINT_REASON}{aim}"
     if move["action"] == "place":
@@ -283,6 +406,51 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) ->
         near = f", near the {kind[1]} substrate at {ed.label(kind[0])} ({SUBSTRATE_COLOR[kind[1]]})" if kind else ""
         return f"{what}: it extends your network{near}{aim}"
     return what + aim
+
+
+def _aim(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot, plans: list[CardPlan]) -> str:
+    """What ``move`` leads to for the card the bot works toward (its target): "; it works
+    toward ..." while it is not affordable, "; then buy ..." when the suggested turn buys it,
+    "; ... waits: why" when it is affordable and the turn does not buy it; empty for a
+    purchase or the spore ability (4.d: it ends the turn)."""
+    target = bot.target(pos, ed, move["player"])
+    if target is None:
+        return ""
+    card = ed.cards[target.card]
+    named = f"{card.name} ({target.card}, {card.vp} VP)"
+    plan = next((c for c in plans if c.card == target.card), None)
+    if plan is None or (plan.when is None and plan.wait is None):
+        return f"; it works toward {named}"
+    if move["action"] in ("buy", "spore_ability"):
+        return ""
+    if plan.wait:
+        return f"; {named} waits: {plan.wait}"
+    return f"; then buy {named}, which you can afford now"
+
+
+def _placeable(pos: Position, ed: Edition, player: str) -> set[Hex]:
+    """The spaces where ``player`` can lay a tile of their hand now (4.a.1, 5.a)."""
+    return {at for _c, _k, _p, at, _j in movegen.placement_options(Board(pos, ed), player)}
+
+
+def _removal_reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> str:
+    """Why a removal (4.c), checked against the position with and without it: the spaces
+    where a tile of the hand can be laid after it and not before (4.a.1), the Forest
+    Communication space (7.c) it clears of a tile the plan cannot use, or the space it frees
+    for the network to grow into; only what holds is said."""
+    player, at = move["player"], Hex(*move["at"])
+    after = apply(pos, move, ed).position
+    opened = sorted(_placeable(after, ed, player) - _placeable(pos, ed, player))
+    if opened:
+        return (f"it opens {and_list([ed.label(h) for h in opened])} to a tile of your hand, which could not "
+                "be laid there before (4.a.1)")
+    bp = bot.pending_blueprint(Board(pos, ed))
+    if bp is not None and at in bp.spaces and not bp.fits(at, pos.tiles.get(at, ROCK)):
+        return (f"{ed.label(at)} is a space of the team's Forest Communication network (7.c) and what "
+                "stands there does not fit it")
+    if at in Board(after, ed).frontier(player):
+        return f"{ed.label(at)} is free for your network to grow into, though no tile in your hand fits there now"
+    return "it opens no placement for your hand (4.a.1)"
 
 
 ORDINALS = ("the first", "the second", "the third", "the fourth", "the fifth")
@@ -374,7 +542,8 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
             reason = (f"{player}'s spore is off the board (a rock was put on it): put it back first, on "
                       f"{ed.label(Hex(*move['to']))}, the starting space closest to substrates and trees, "
                       "with the meeple on it (4.a.2)")
-            return Hint(player, move, reason, card_plans(pos, ed, player), team_goals(pos, ed))
+            return Hint(player, move, reason, card_plans(pos, ed, player, bot, move), team_goals(pos, ed))
+    plans = card_plans(pos, ed, player, bot, move)
     if move is None:
         missing = min(3 - len(pos.hands[player]), pos.bag)
         if missing > 0:   # the draw names the tile that comes out of the bag: the table's to make
@@ -383,5 +552,5 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
             move = {"player": player, "action": "end_turn"}
             reason = apply(pos, move, ed).notes[0] + ": nothing more pays off this turn"
     else:
-        reason = _reason(pos, ed, move, bot)
-    return Hint(player, move, reason, card_plans(pos, ed, player), team_goals(pos, ed))
+        reason = _reason(pos, ed, move, bot, plans)
+    return Hint(player, move, reason, plans, team_goals(pos, ed))
