@@ -25,7 +25,9 @@ _cache_lock = threading.Lock()
 def hint_doc(session) -> dict[str, Any]:
     """The hint for ``session``'s live position as the dashboard shows it: ``player``,
     ``move`` (a move document or ``None``), ``text`` (the move in words), ``reason``, ``cards``
-    (``[{"card", "name", "vp", "can_buy", "steps": [sentence, ...]}]``) and ``seq`` (the bus
+    (``[{"card", "name", "vp", "can_buy", "when", "wait", "status", "steps": [sentence, ...]}]``,
+    :meth:`companion.hints.CardPlan.to_json`: ``status`` says in words whether an affordable card
+    can be bought now or after the placement and why the suggestion waits) and ``seq`` (the bus
     message id it was computed at).
 
     Raises :class:`ApiError` 409 ``hints_off`` when the table rule is off and ``game_over``

@@ -802,9 +802,13 @@
     } catch (e) { dlgError(e.message); return; }
     if (!dlg.open) return;
     dlg.dataset.hintFor = String(hintKey());
+    // An affordable card says when it can be bought (now, or after the placement, 6) and, in
+    // its own line, why the suggestion waits; a card still to afford lists its steps.
     const cards = doc.cards.map(c => h("li", { class: "hint-card" + (c.can_buy ? " can" : ""), "data-card": c.card },
       h("strong", {}, c.name), ` (${c.vp} VP): `,
-      c.can_buy ? h("span", { class: "yes" }, "can be bought now ✓") : h("ul", {}, ...c.steps.map(st => h("li", {}, st)))));
+      c.can_buy ? h("span", { class: "yes" }, "can be bought now ✓")
+        : c.status ? h("span", { class: "when" }, c.status) : h("ul", {}, ...c.steps.map(st => h("li", {}, st))),
+      c.wait ? h("div", { class: "wait" }, "Why it waits: " + c.wait) : ""));
     openDialog(`What can ${cap(doc.player)} do?`, [h("div", { class: "hint-body" },
       h("p", { id: "hint-move" }, h("strong", {}, "Suggested: "), cap(doc.text)),
       h("p", { id: "hint-reason", class: "detail" }, "Why: " + (doc.reason.startsWith(doc.text) ? doc.reason.slice(doc.text.length).replace(/^[:;]\s*/, "") : doc.reason)),
