@@ -138,15 +138,19 @@ def _when(pos: Position, ed: Edition, player: str, card: str) -> tuple[str | Non
 def _wait(ed: Edition, bot: GreedyBot, turn: TurnAhead, player: str, card: str) -> str | None:
     """Why the turn ahead does not buy ``card``, an affordable card: the bot's
     :meth:`~companion.bots.GreedyBot.purchase_verdict` where its turn reaches the purchase
-    step, or the card it buys instead; ``None`` when it buys ``card``."""
+    step, or the card it buys instead, or the spore ability that ends the turn (4.d); ``None``
+    when it buys ``card``."""
     if turn.bought == card:
         return None
+    if any(m["action"] == "spore_ability" for m in turn.moves):
+        return "the suggested spore ability ends the turn (4.d)"
     buys, why = bot.purchase_verdict(turn.last, ed, player, card)
     if not buys:
         return _clause(why)
     if turn.bought is not None:
         other = ed.cards[turn.bought]
-        return f"the suggestion buys {other.name} ({turn.bought}, {other.vp} VP) this turn instead"
+        one = " (one mushroom card a turn)" if option(turn.last.options, "max_purchases_per_turn") == 1 else ""
+        return f"the suggestion buys {other.name} ({turn.bought}, {other.vp} VP) this turn instead{one}"
     return "the suggested turn ends before the purchase"
 
 
@@ -411,8 +415,8 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot,
 def _aim(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot, plans: list[CardPlan]) -> str:
     """What ``move`` leads to for the card the bot works toward (its target): "; it works
     toward ..." while it is not affordable, "; then buy ..." when the suggested turn buys it,
-    "; ... waits: why" when it is affordable and the turn does not buy it; empty for a
-    purchase or the spore ability (4.d: it ends the turn)."""
+    "; ... waits: why" when it is affordable and the turn does not buy it (after the spore
+    ability, 4.d, which ends the turn); empty for a purchase."""
     target = bot.target(pos, ed, move["player"])
     if target is None:
         return ""
@@ -421,7 +425,7 @@ def _aim(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot, plans
     plan = next((c for c in plans if c.card == target.card), None)
     if plan is None or (plan.when is None and plan.wait is None):
         return f"; it works toward {named}"
-    if move["action"] in ("buy", "spore_ability"):
+    if move["action"] == "buy":
         return ""
     if plan.wait:
         return f"; {named} waits: {plan.wait}"

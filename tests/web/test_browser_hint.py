@@ -93,3 +93,29 @@ def test_in_cooperative_play_the_box_says_what_the_team_still_needs(browser, sha
         assert errors == []
     finally:
         page.close()
+
+
+def test_an_affordable_card_says_when_it_can_be_bought_and_why_the_suggestion_waits(browser, shared_table):
+    # Cooperative seed 11 after 47 turns: the active player can afford a11 before placing a
+    # tile (Turn Sequence Summary 2): the card reads "can be bought after you place or discard
+    # a tile", with the reason the suggested turn does not buy it on its own line.
+    s, srv = shared_table("cooperative", 3, 11, turns=47, options={"hints": True})
+    want = srv.app.test_client().get("/api/hint").get_json()
+    timed = [c for c in want["cards"] if c["when"]]
+    assert timed, want["cards"]
+    page, errors = open_page(browser, srv.local_url, 390, 844)
+    try:
+        page.locator(f".player.active[data-color={s.position.active}] #btn-hint").click()
+        page.wait_for_selector("#hint-cards")
+        for c in timed:
+            li = page.locator(f"#hint-cards > li[data-card={c['card']}]")
+            assert c["status"] in li.locator(".when, .yes").inner_text()
+            if c["wait"]:
+                assert li.locator(".wait").inner_text() == "Why it waits: " + c["wait"]
+                assert li.locator(".wait").is_visible()
+        assert any(c["status"] == "can be bought after you place or discard a tile" for c in timed)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "hint-card-waits-390x844.png"))
+        assert errors == []
+    finally:
+        page.close()

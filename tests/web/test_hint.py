@@ -34,10 +34,11 @@ def test_hint_gives_the_cli_answer_for_the_active_player(tmp_path, capsys):
     assert check(s.position, doc["move"], s.edition).legal
     assert doc["text"] == check(s.position, doc["move"], s.edition).message
     assert doc["reason"].startswith(doc["text"])
-    # one plan per face-up card, steps in words for the cards not yet affordable
+    # one plan per face-up card, steps in words for the cards not yet affordable, and when
+    # an affordable one can be bought
     faceup = [c for d in ("a", "b") for c in s.position.market[d]]
     assert sorted(c["card"] for c in doc["cards"]) == sorted(faceup)
-    assert all(c["can_buy"] or c["steps"] for c in doc["cards"])
+    assert all(c["steps"] if c["when"] is None and c["wait"] is None else c["status"] for c in doc["cards"])
     # the same content as `mycelium-companion hint --json`
     p = tmp_path / "pos.json"
     p.write_text(json.dumps(s.position.to_json()))
