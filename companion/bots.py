@@ -1163,7 +1163,8 @@ class GreedyBot:
         ("it would pay away ..."), the engine's refusal when the rules do not allow the
         purchase now (6, Turn Sequence Summary 2).  The one test :meth:`_purchase` applies
         card by card, so what the hint says of a card and what the bot does cannot differ.
-        Reads ``self.target`` (which remembers the player's target, as a turn does)."""
+        Reads ``self.target`` (which remembers the player's target, as a turn does).  Raises
+        ``KeyError`` for a card id the edition does not have."""
         b = Board(pos, ed)
         c = ed.cards[card]
         if (pos.mode == "cooperative" and c.mycelia_color == "green"

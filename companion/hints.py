@@ -1,5 +1,8 @@
 """"What can I do?": the greedy bot's next action for the active player, with its reason in
-words, and for every face-up card the shortest plan to afford it.
+words, and for every face-up card the shortest plan to afford it.  A card it calls buyable now
+is one the suggested turn buys (the bot's turn is played ahead on a copy); an affordable card
+says when the rules take the purchase and, when the suggested turn does not buy it, why
+(docs/rules.md, "Hints").
 
 Off by default at the table (table rule ``hints``): some groups do not want it.  The command
 line ``mycelium-companion hint --position P.json`` always answers.
@@ -145,6 +148,8 @@ def _wait(ed: Edition, bot: GreedyBot, turn: TurnAhead, player: str, card: str) 
     if any(m["action"] == "spore_ability" for m in turn.moves):
         return "the suggested spore ability ends the turn (4.d)"
     buys, why = bot.purchase_verdict(turn.last, ed, player, card)
+    if not buys and turn.moves and not can_buy(turn.last, ed, player, card).can_buy:
+        return f"after the suggested actions it is no longer affordable: {_clause(why)}"
     if not buys:
         return _clause(why)
     if turn.bought is not None:
