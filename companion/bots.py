@@ -1158,8 +1158,9 @@ class GreedyBot:
         return None
 
     def purchase_verdict(self, pos: Position, ed: Edition, player: str, card: str) -> tuple[bool, str | None]:
-        """Whether the bot, playing ``player``, buys face-up ``card`` now if it is the dearest
-        card it would buy: ``(True, None)``, or ``(False, why)`` with ``why`` a clause in words
+        """Whether the bot, playing ``player``, would buy face-up ``card`` now (of the cards it
+        would buy, :meth:`_purchase` takes the one worth most): ``(True, None)``, or
+        ``(False, why)`` with ``why`` a clause in words
         ("it would pay away ..."), the engine's refusal when the rules do not allow the
         purchase now (6, Turn Sequence Summary 2).  The one test :meth:`_purchase` applies
         card by card, so what the hint says of a card and what the bot does cannot differ.
