@@ -167,9 +167,15 @@ def cmd_hint(args: argparse.Namespace) -> int:
 @_guard
 def cmd_legal_moves(args: argparse.Namespace) -> int:
     from companion.movegen import legal_moves
+    from companion.rules import Board, substrate_due_message, tokens_due
     pos = load_position(args.position)
-    moves = legal_moves(pos, _edition_for(pos))
-    print(json.dumps({"active": pos.active, "count": len(moves), "moves": moves}))
+    ed = _edition_for(pos)
+    moves = legal_moves(pos, ed)
+    doc: dict[str, Any] = {"active": pos.active, "count": len(moves), "moves": moves}
+    board = Board(pos, ed)
+    if tokens_due(board):   # a token is drawn at random, not chosen: said, not listed (5.a)
+        doc["substrate_due"] = substrate_due_message(board)
+    print(json.dumps(doc))
     return 0
 
 

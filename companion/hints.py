@@ -26,7 +26,7 @@ from companion.hexgrid import Hex, distance
 from companion.options import option
 from companion.position import Position
 from companion.purchase import can_buy
-from companion.rules import Board, IllegalMove, apply, check
+from companion.rules import Board, IllegalMove, apply, check, due_tokens_words
 from companion.setup_steps import setup_steps, setup_tokens_pending, tokens_to_lay
 from companion.tiles import ROCK, rotate_code
 from companion.tiles import parse as parse_tile
@@ -553,9 +553,13 @@ def hint(pos: Position, ed: Edition, seed: int = 0) -> Hint:
                       "with the meeple on it (4.a.2)")
             return Hint(player, move, reason, card_plans(pos, ed, player, bot, move), team_goals(pos, ed))
     plans = card_plans(pos, ed, player, bot, move)
+    tokens = due_tokens_words(Board(pos, ed)) if pos.result is None else ""
     if move is None:
         missing = min(3 - len(pos.hands[player]), pos.bag)
-        if missing > 0:   # the draw names the tile that comes out of the bag: the table's to make
+        if tokens:   # the token is drawn at random: the table lays it, the turn cannot end before (5.a)
+            draw = f"draw {missing} tile(s) from the bag (4.a.3) and " if missing > 0 else ""
+            reason = f"nothing more pays off this turn: {draw}lay {tokens} (5.a), then end the turn"
+        elif missing > 0:   # the draw names the tile that comes out of the bag: the table's to make
             reason = f"nothing more pays off this turn: draw {missing} tile(s) from the bag, then end the turn (4.a.3)"
         else:
             move = {"player": player, "action": "end_turn"}

@@ -87,7 +87,9 @@ def legal_moves(pos: Position, edition: Edition | None = None) -> list[dict[str,
     """All legal choices of the active player (and of any player with a displaced spore)
     in ``pos``, as move documents.  Empty when the game is over, while the set-up's
     substrate tokens are still to be laid (2.c, before the spores of 3) and during the opening
-    draws (a draw is the bag's, not a choice; rulebook 3)."""
+    draws (a draw is the bag's, not a choice; rulebook 3).  A substrate token is never listed
+    (it is drawn at random), so while one is due in play the end of the turn is missing too
+    (5.a, :func:`companion.rules.tokens_due`)."""
     ed = edition or load_edition(pos.edition)
     if pos.result is not None:
         return []

@@ -85,6 +85,10 @@ class Position:
     """Face-down cards left in each mushroom deck."""
     pending_substrates: list[str] = field(default_factory=list)
     """Substrate kinds waiting for a replacement token to be drawn (rulebook 5.a)."""
+    vacated_substrates: list[tuple[str, Hex]] = field(default_factory=list)
+    """``(kind, space)`` of each substrate taken off the board in play (degraded, covered or
+    crushed) whose replacement is still due, oldest first: the space is named when the table
+    is asked to lay the new token (5.a).  The set-up's tokens replace nothing and are not here."""
     turn_number: int = 1
     missions: list[str] = field(default_factory=list)
     """Cooperative missions already accomplished (their abilities are unlocked, rulebook 7)."""
@@ -114,6 +118,7 @@ class Position:
         new.discard = list(self.discard)
         new.decks = dict(self.decks)
         new.pending_substrates = list(self.pending_substrates)
+        new.vacated_substrates = list(self.vacated_substrates)
         new.missions = list(self.missions)
         new.result = copy.deepcopy(self.result)
         new.options = dict(self.options)
@@ -206,13 +211,21 @@ class Position:
             "market": {k: list(v) for k, v in self.market.items()},
             "decks": dict(self.decks),
             "discard": list(self.discard),
-            "pending": {"substrates": list(self.pending_substrates)},
+            "pending": self._pending_json(hx),
             "missions": list(self.missions),
             "result": copy.deepcopy(self.result),
             "options": dict(self.options),
         }
         if self.bag_tiles is not None:
             doc["bag_tiles"] = dict(sorted(self.bag_tiles.items()))
+        return doc
+
+    def _pending_json(self, hx) -> dict[str, Any]:
+        """``pending``: the kinds due, and where the substrates they replace lay when known
+        (``vacated``, written only when there is one, so older documents read the same)."""
+        doc: dict[str, Any] = {"substrates": list(self.pending_substrates)}
+        if self.vacated_substrates:
+            doc["vacated"] = [{"kind": k, "at": hx(h)} for k, h in self.vacated_substrates]
         return doc
 
     @classmethod
@@ -522,6 +535,7 @@ def _parse_position(doc: Any, meeple_colors: tuple[str, ...]) -> Position:
     if not isinstance(kinds, list) or any(k not in SUBSTRATE_COLOR for k in kinds):
         raise PositionError("pending.substrates", "must list substrate kinds (wood, soil)")
     pos.pending_substrates = list(kinds)
+    pos.vacated_substrates = _parse_vacated(pending.get("vacated", []), kinds)
     missions = doc.get("missions", [])
     if not isinstance(missions, list) or any(m not in MISSIONS for m in missions) or len(set(missions)) != len(missions):
         raise PositionError("missions", f"must list accomplished missions among {list(MISSIONS)}, each once")
@@ -544,6 +558,23 @@ def _parse_position(doc: Any, meeple_colors: tuple[str, ...]) -> Position:
         raise PositionError(f"options.{name}" if name else "options", str(e)) from None
     pos.options = dict(opts)
     return pos
+
+
+def _parse_vacated(items: Any, kinds: list[str]) -> list[tuple[str, Hex]]:
+    """``pending.vacated``: ``[{"kind": "wood", "at": [q, r]}, ...]``, at most one entry per
+    kind waiting in ``pending.substrates``; :class:`PositionError` naming the field otherwise."""
+    if not isinstance(items, list):
+        raise PositionError("pending.vacated", "must list {\"kind\", \"at\"} objects")
+    out: list[tuple[str, Hex]] = []
+    for i, item in enumerate(items):
+        where = f"pending.vacated[{i}]"
+        if not isinstance(item, dict) or item.get("kind") not in SUBSTRATE_COLOR:
+            raise PositionError(where, "must be {\"kind\": \"wood\" or \"soil\", \"at\": [q, r]}")
+        out.append((item["kind"], parse_hex(item.get("at"), f"{where}.at")))
+    for kind in SUBSTRATE_COLOR:
+        if sum(k == kind for k, _ in out) > kinds.count(kind):
+            raise PositionError("pending.vacated", f"names more {kind} substrates than pending.substrates waits for")
+    return out
 
 
 def check_against_edition(pos: Position, edition) -> None:

@@ -78,6 +78,7 @@ REASONS: dict[str, str] = {
     "must_place_or_discard": "place or discard a tile before ending the turn (4.a)",
     "must_draw": "draw back to 3 tiles before ending the turn (4.a.3)",
     "no_substrate_pending": "no substrate is waiting to be replaced (5.a)",
+    "substrate_due": "the new substrate token replacing one taken off the board is laid before the turn ends (5.a)",
     "substrate_space_taken": "that token's space holds a tree, a spore or a substrate; draw another (5.a)",
     "card_not_in_market": "the card is not face up in the market (6)",
     "card_unknown": "the edition has no card with that id",
@@ -454,6 +455,8 @@ def _v_end_turn(b: Board, m: Move) -> None:
     if "place" not in pos.taken and "spore" not in pos.taken:
         if has_place_action(pos, b.edition):
             raise IllegalMove("must_place_or_discard", "Place a tile, place a rock or discard a tile before ending your turn.")
+    if tokens_due(b):
+        raise IllegalMove("substrate_due", substrate_due_message(b))
     if len(pos.hands[m.player]) < 3 and pos.bag > 0:
         raise IllegalMove("must_draw", f"Draw {3 - len(pos.hands[m.player])} tile(s) from the bag before ending your turn.")
 
@@ -465,7 +468,7 @@ def _refuse_with_spore_off(b: Board, player: str) -> None:
     spaces = starting_spaces(b, player)
     if not spaces:
         return
-    labels = sorted((b.label(h) for h in spaces), key=lambda label: (label[:1], len(label), label))  # A1 .. A9, B1 ..
+    labels = sorted((b.label(h) for h in spaces), key=label_order)
     shown = ", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else "")
     gap = option(b.pos.options, "spore_min_distance")
     raise IllegalMove("relocate_first", "Your spore is off the board (a rock landed on it): put it back before ending "
@@ -478,9 +481,79 @@ def _v_substrate(b: Board, m: Move) -> None:
         raise IllegalMove("no_substrate_pending", f"No {m.kind} substrate is waiting to be replaced.")
     if not b.on_board(m.at):
         raise IllegalMove("off_board", f"{b.label(m.at)} is off the board.")
-    if m.at in pos.trees or m.at in pos.substrates or pos.spore_owner(m.at) is not None:
+    held = token_space_holds(pos, m.at)
+    if held is not None:
         raise IllegalMove("substrate_space_taken",
-                          f"The token's space {b.label(m.at)} holds a tree, a spore or a substrate: discard that token and draw another.")
+                          f"The token's space {b.label(m.at)} holds {held}: discard that token and draw another (5.a).")
+
+
+def token_space_holds(pos: Position, at: Hex) -> str | None:
+    """What keeps a new substrate token off ``at``, in words (``"a tree"``, ``"blue's spore"``,
+    ``"a soil substrate"``), or ``None`` when a token may land there.  2.c and 5.a: a token
+    falling on a tree is discarded and another drawn; the same holds for a spore or a
+    substrate (docs/rules.md).  A tile, rock or meeple does not stop it: it is cleared."""
+    if at in pos.trees:
+        return "a tree"
+    owner = pos.spore_owner(at)
+    if owner is not None:
+        return f"{owner}'s spore"
+    if at in pos.substrates:
+        return f"a {pos.substrates[at]} substrate"
+    return None
+
+
+def token_spaces(b: Board, kind: str) -> list[Hex]:
+    """The board spaces printed on the edition's ``kind`` tokens (Components: 18 of each),
+    each once, in label order; a space a token may not land on now is kept (the table drew it
+    and must be told to draw another, :func:`token_space_holds`)."""
+    spaces = {h for h in b.edition.substrate_tokens.get(kind, ()) if b.on_board(h)}
+    return sorted(spaces, key=lambda h: label_order(b.label(h)))
+
+
+def label_order(label: str) -> tuple[str, int, str]:
+    """Sort key of a space label: ``A1 .. A9, A10, B1 ..`` (letters, then the number)."""
+    letters = label.rstrip("0123456789")
+    digits = label[len(letters):]
+    return (letters, int(digits) if digits else 0, label)
+
+
+def tokens_due(b: Board) -> list[str]:
+    """The substrate kinds whose new token must be laid before the active player's turn ends
+    (5.a "randomly replaced with another of the same colour"; 4.a.2 "Then another Substrate
+    must be placed"), oldest first: every kind waiting in play that some token of the edition
+    can still land on now.  A kind no token can reach (every printed space holds a tree, a spore
+    or a substrate) waits without holding up the turn.  Empty during the set-up (its tokens are
+    refused by ``setup_order`` instead, 2.c)."""
+    pos = b.pos
+    if pos.in_setup or setup_tokens_pending(pos):
+        return []
+    return [k for k in pos.pending_substrates
+            if not b.edition.substrate_tokens.get(k) or any(token_space_holds(pos, h) is None for h in token_spaces(b, k))]
+
+
+def token_words(b: Board, kind: str, nth: int = 0) -> str:
+    """The ``nth`` due token of ``kind`` in words: ``"the wood substrate token drawn to replace
+    the one at D4"``, or ``"a new wood substrate token"`` when the replaced space is not known
+    (a position file without ``pending.vacated``)."""
+    spaces = [h for k, h in b.pos.vacated_substrates if k == kind]
+    if nth < len(spaces):
+        return f"the {kind} substrate token drawn to replace the one at {b.label(spaces[nth])}"
+    return f"a new {kind} substrate token"
+
+
+def substrate_due_message(b: Board) -> str:
+    """The sentence refusing ``end_turn`` while tokens are due (:func:`tokens_due`): ``"Lay the
+    wood substrate token drawn to replace the one at D4 (5.a): draw a token and put it on its
+    space."``"""
+    how = "draw a token and put it on its space" if len(tokens_due(b)) == 1 else "draw the tokens and put each on its space"
+    return f"Lay {due_tokens_words(b)} (5.a): {how}."
+
+
+def due_tokens_words(b: Board) -> str:
+    """Every token due (:func:`tokens_due`) in words, joined: ``"the wood substrate token drawn
+    to replace the one at D4 and a new soil substrate token"``; ``""`` when none is due."""
+    due = tokens_due(b)
+    return and_list([token_words(b, k, due[:i].count(k)) for i, k in enumerate(due)]) if due else ""
 
 
 def gift_amounts(pos: Position) -> tuple[int, ...]:
@@ -502,17 +575,29 @@ def gift_receivers(pos: Position, giver: str) -> list[str]:
     return [c for c in side if c != giver]
 
 
-def gift_offer(pos: Position) -> dict[str, Any] | None:
+def gift_offer(pos: Position, edition: Edition | None = None) -> dict[str, Any] | None:
     """What the active player may put in a gift now, for the dashboard's Give dialog:
-    ``{"player", "to": receivers (:func:`gift_receivers`), "held": {colour: cubes held, > 0},
-    "amounts": the cube counts one gift may hold (:func:`gift_amounts`) that the player can
-    pay}``; ``None`` during the set-up and once the game is over.  A gift of two may mix
-    colours (7.b "any two nutrients")."""
+    ``{"player", "to": the receivers :func:`check` accepts a one-cube gift to now, "refused":
+    [{"player", "reason", "message"}] for every other player of the mode's receivers
+    (:func:`gift_receivers`: not on one network, 5.c; the gift already made this turn...),
+    "held": {colour: cubes held, > 0}, "amounts": the cube counts one gift may hold
+    (:func:`gift_amounts`) that the player can pay}``; ``None`` during the set-up and once the
+    game is over.  A giver holding no cube has no receiver (each is refused for it).  A gift
+    of two may mix colours (7.b "any two nutrients")."""
     if pos.result is not None or pos.in_setup:
         return None
     giver = pos.active
     held = {k: n for k, n in pos.nutrients[giver].items() if n > 0}
-    return {"player": giver, "to": gift_receivers(pos, giver), "held": held,
+    probe = next(iter(held), "pink")   # the colour changes nothing but whether it is held
+    to: list[str] = []
+    refused: list[dict[str, Any]] = []
+    for receiver in gift_receivers(pos, giver):
+        v = check(pos, {"player": giver, "action": "give", "to": receiver, "nutrients": {probe: 1}}, edition)
+        if v.legal:
+            to.append(receiver)
+        else:
+            refused.append({"player": receiver, "reason": v.reason, "message": v.message})
+    return {"player": giver, "to": to, "refused": refused, "held": held,
             "amounts": [a for a in gift_amounts(pos) if a <= sum(held.values())]}
 
 
@@ -693,11 +778,11 @@ def _a_place(b: Board, m: Move, notes: list[str]) -> None:
         del pos.substrates[m.at]
         n = 2 + economy.effects_of(pos, ed, m.player)[economy.DEGRADATION_BONUS[kind]]
         economy.gain(pos, ed, m.player, SUBSTRATE_COLOR[kind], n, f"{kind} substrate degraded", notes)
-        pos.pending_substrates.append(kind)
+        _vacate(pos, kind, m.at)
         notes.append(f"a new {kind} substrate token must be drawn")
     elif kind:
         del pos.substrates[m.at]
-        pos.pending_substrates.append(kind)
+        _vacate(pos, kind, m.at)
         notes.append(f"the {kind} substrate under the tile is covered without nutrients (table rule) and replaced")
     _form_mycorrhizae(b, m, placed, joined, notes)
 
@@ -751,7 +836,7 @@ def _a_rock(b: Board, m: Move, notes: list[str]) -> None:
     clear_space(b, at, notes, "crushed by a rock")
     kind = pos.substrates.pop(at, None)
     if kind:
-        pos.pending_substrates.append(kind)
+        _vacate(pos, kind, at)
         notes.append(f"the {kind} substrate at {b.label(at)} is discarded without nutrients; a new one must be drawn")
     owner = pos.spore_owner(at)
     if owner is not None:
@@ -831,9 +916,19 @@ def _a_end_turn(b: Board, m: Move, notes: list[str]) -> None:
     pos.taken = []
 
 
+def _vacate(pos: Position, kind: str, at: Hex) -> None:
+    """A substrate of ``kind`` left ``at`` in play: its replacement token is due (5.a)."""
+    pos.pending_substrates.append(kind)
+    pos.vacated_substrates.append((kind, at))
+
+
 def _a_substrate(b: Board, m: Move, notes: list[str]) -> None:
     pos = b.pos
     pos.pending_substrates.remove(m.kind)
+    # the token replaces the oldest substrate of its kind taken off the board
+    gone = next((v for v in pos.vacated_substrates if v[0] == m.kind), None)
+    if gone is not None:
+        pos.vacated_substrates.remove(gone)
     clear_space(b, m.at, notes, f"a {m.kind} substrate lands there")
     pos.substrates[m.at] = m.kind
 

@@ -37,7 +37,9 @@ READER_STATUS = {"BoardNotFoundError": "no board", "UnreadableImageError": "unre
 """The camera status word shown for each kind of reader error (others: ``unreadable``)."""
 MAX_FRAME_ERRORS = 50
 """Frames in a row that may fail in the loop before the companion stops and says why."""
-RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over"}
+RETRY_REASONS = {"hand_full", "must_place_or_discard", "must_draw", "spore_turn_over", "substrate_due"}
+"""Refusals of a reader input that the camera may lift within :data:`PENDING_S` (a draw read before
+the placement is seen; a press before the new substrate token is seen laid, 5.a): the input waits."""
 LOOK_AGAIN_MS = 2000.0
 """How long (ms of the frames' clock) a still board waits before it is read again when its last
 reading left something to look at again: an unsure reading that two or more moves explain (the

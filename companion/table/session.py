@@ -457,7 +457,8 @@ class TableSession:
             "result": pos.result,
             "undo_allowed": snap["undo_allowed"],
             "give_amounts": [] if pos.result is not None else list(rules.gift_amounts(pos)),
-            "give": rules.gift_offer(pos),
+            "give": rules.gift_offer(pos, ed),
+            "substrate": substrate_offer(pos, ed) if snap["choices"] is None else None,
             "draw": draw_offer(pos, ed) if snap["draws_on_dashboard"] and snap["choices"] is None else None,
             "reveal": reveal_offer(pos, ed) if snap["real_table"] and snap["choices"] is None else None,
             "real_table": snap["real_table"],
@@ -536,6 +537,25 @@ def draw_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
     tiles = [{"code": code, "left": n} for code, n in sorted(left.items()) if n > 0
              and rules.check(pos, {"player": player, "action": "draw", "tile": code}, ed).legal]
     return {"player": player, "tiles": tiles} if tiles else None
+
+
+def substrate_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
+    """The substrate token the table lays next, for the dashboard's "Lay … substrate" control
+    (rulebook 2.c, 5.a): ``{"kind", "token": it in words ("the wood substrate token drawn to
+    replace the one at D4"), "due": whether the active player's turn cannot end before it
+    (:func:`companion.rules.tokens_due`), "message": the sentence refusing the end of the turn
+    (``None`` when not due), "spaces": [{"at": [q, r], "label", "holds": what keeps the token
+    off that space in words, ``None`` when it may land there}]}`` (the spaces printed on the
+    edition's tokens of that kind); ``None`` when no token waits or the game is over."""
+    if pos.result is not None or not pos.pending_substrates:
+        return None
+    b = rules.Board(pos, ed)
+    due = rules.tokens_due(b)
+    kind = (due or pos.pending_substrates)[0]
+    spaces = rules.token_spaces(b, kind) or sorted(ed.spaces, key=lambda h: rules.label_order(ed.label(h)))
+    return {"kind": kind, "token": rules.token_words(b, kind), "due": bool(due),
+            "message": rules.substrate_due_message(b) if due else None,
+            "spaces": [{"at": [h.q, h.r], "label": ed.label(h), "holds": rules.token_space_holds(pos, h)} for h in spaces]}
 
 
 def reveal_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:

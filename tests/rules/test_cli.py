@@ -412,3 +412,21 @@ def test_a_negative_seed_or_count_is_refused_by_every_command(argv, said, capsys
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_legal_moves_say_the_substrate_token_due_and_offer_no_end_of_turn(tmp_path):
+    p, _, _ = split(tmp_path, FIXTURES / "move-legal.json")
+    doc = json.loads(p.read_text())
+    doc["turn"]["taken"] = ["place"]
+    wood = next(s for s in doc["board"]["substrates"] if s["kind"] == "wood")
+    doc["board"]["substrates"].remove(wood)      # degraded this turn (5.a)
+    doc["pending"] = {"substrates": ["wood"], "vacated": [wood]}
+    p.write_text(json.dumps(doc))
+    out = json.loads(run("legal-moves", "--position", str(p)).stdout)
+    assert "end_turn" not in {m["action"] for m in out["moves"]}
+    assert out["substrate_due"].startswith("Lay the wood substrate token drawn to replace the one at ")
+    doc["board"]["substrates"].append(wood)
+    doc["pending"] = {"substrates": []}
+    p.write_text(json.dumps(doc))
+    out = json.loads(run("legal-moves", "--position", str(p)).stdout)
+    assert "end_turn" in {m["action"] for m in out["moves"]} and "substrate_due" not in out

@@ -296,3 +296,44 @@ def test_illegal_apply_raises_with_reason_and_keeps_input():
         apply(pos, place("P03", (0, 0)))
     assert e.value.reason == "not_connected"
     assert pos.to_json() == before
+
+
+# --- 5.a the new substrate token before the turn ends --------------------------------------
+
+def test_turn_cannot_end_until_the_new_substrate_token_is_laid():
+    from companion.edition import load_edition
+    ed = load_edition("default")
+    wood = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)})
+    pos = apply(wood, place("P03", (2, 0))).position
+    pos = apply(pos, {"player": "blue", "action": "draw", "tile": "Y03"}).position
+    end = {"player": "blue", "action": "end_turn"}
+    v = check(pos, end)
+    assert v.reason == "substrate_due"
+    where = ed.label((2, 0))
+    assert v.message == (f"Lay the wood substrate token drawn to replace the one at {where} (5.a): "
+                         "draw a token and put it on its space.")
+    token = next(h for h in ed.substrate_tokens["wood"] if h not in ((2, 0), (3, 0), (4, 0), (-4, 0)))
+    laid = apply(pos, {"player": "table", "action": "substrate", "kind": "wood", "at": list(token)}).position
+    assert laid.pending_substrates == [] and laid.vacated_substrates == []
+    assert check(laid, end).legal
+
+
+def test_a_rock_on_a_substrate_holds_up_the_turn_too_and_the_token_space_is_named_in_words():
+    pos = make_position(substrates={(3, 0): "soil", (0, 0): "wood"}, trees=[(1, 0)])
+    pos = apply(pos, {"player": "blue", "action": "rock", "at": [3, 0]}).position
+    pos = apply(pos, {"player": "blue", "action": "draw", "tile": "Y03"}).position
+    assert reason(pos, {"player": "blue", "action": "end_turn"}) == "substrate_due"
+    on_tree = check(pos, {"player": "table", "action": "substrate", "kind": "soil", "at": [1, 0]})
+    assert on_tree.reason == "substrate_space_taken" and "holds a tree: discard that token and draw another" in on_tree.message
+    on_wood = check(pos, {"player": "table", "action": "substrate", "kind": "soil", "at": [0, 0]})
+    assert "holds a wood substrate" in on_wood.message
+
+
+def test_the_replaced_space_survives_the_position_document():
+    from companion.position import Position
+    wood = make_position(tiles={(3, 0): "P03"}, substrates={(2, 0): "wood"}, meeples={"blue": (3, 0), "orange": (-4, 0)})
+    pos = apply(wood, place("P03", (2, 0))).position
+    doc = pos.to_json()
+    assert doc["pending"] == {"substrates": ["wood"], "vacated": [{"kind": "wood", "at": [2, 0]}]}
+    assert Position.from_json(doc) == pos
+    assert "vacated" not in wood.to_json()["pending"]     # documents without a token due read as before

@@ -37,7 +37,10 @@ def test_the_give_dialog_offers_one_nutrient_without_funga(browser, table):
         page.click("#act-give")
         page.locator("#dlg-body [data-name='nutrients'], #give-none").first.wait_for()
         held = [c for c, n in s.position.nutrients[s.position.active].items() if n]
-        if held:    # a second tap of a colour keeps one cube: a gift of one
+        offer = s.state()["give"]
+        if held and not offer["to"]:   # nobody can receive now (5.c): the dialog says why for each player
+            assert page.locator("#give-refused li").count() == len(offer["refused"])
+        elif held:    # a second tap of a colour keeps one cube: a gift of one
             page.locator(f"#dlg-body [data-color='{held[0]}']").click()
             page.locator(f"#dlg-body [data-color='{held[0]}']").click()
             assert page.locator(f"#dlg-body [data-color='{held[0]}'] b").inner_text() == "1"

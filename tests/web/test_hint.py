@@ -136,3 +136,21 @@ def test_a_cooperative_hint_during_spore_placement_lists_the_team_goals():
     assert doc["goals"] == team_goals(s.position, s.edition)
     assert any(g.startswith("Forest Communication (7)") for g in doc["goals"]), doc["goals"]
     assert doc["goals"][-1].startswith("victory points (8): the team has 0 of")
+
+
+def test_a_substrate_token_due_is_laid_before_the_hint_ends_the_turn(tmp_path, capsys):
+    from pathlib import Path
+    from companion.edition import load_edition
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "positions" / "move-legal.json"
+    doc = json.loads(fixture.read_text())["position"]
+    doc["turn"] = {"taken": ["place"]}
+    wood = next(s for s in doc["board"]["substrates"] if s["kind"] == "wood")
+    doc["board"]["substrates"].remove(wood)    # degraded this turn: its new token is still to draw (5.a)
+    doc["pending"] = {"substrates": ["wood"], "vacated": [wood]}
+    p = tmp_path / "pos.json"
+    p.write_text(json.dumps(doc))
+    assert cli_main(["hint", "--position", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    where = load_edition("default").label(tuple(wood["at"]))
+    assert out["move"] is None
+    assert f"lay the wood substrate token drawn to replace the one at {where} (5.a), then end the turn" in out["reason"]

@@ -596,6 +596,14 @@
     if (replay && !note) $("#actions").prepend(h("div", { class: "live-note" }, "These act on the live game, not on the replay:"));
     else if (!replay && note) note.remove();
     $("#act-end").disabled = over;
+    // a substrate token waits (5.a, 2.c): its control is in the bar only then; while it is due
+    // the turn ends only after it is laid, and End turn says so
+    const sub = S.substrate;
+    let lay = $("#act-substrate");
+    if (sub && !lay) $("#act-end").before(lay = h("button", { id: "act-substrate", type: "button", onclick: substrateDialog }));
+    else if (!sub && lay) lay.remove();
+    if (sub) { lay.textContent = `Lay ${sub.kind} substrate`; lay.classList.toggle("due", sub.due); lay.title = cap(sub.token); }
+    $("#act-end").title = sub && sub.due ? sub.message : "";
     const u = $("#act-undo");
     const last = S.log.length ? S.log[S.log.length - 1] : null;
     u.disabled = !S.undo_allowed || undoBusy;
@@ -708,6 +716,28 @@
       confirm: (offer, code) => `Confirm: ${cap(offer.player)} drew ${tileWord(code)}`,
       move: (offer, code) => ({ player: offer.player, action: "draw", tile: code }),
       done: (offer, code) => `${cap(offer.player)} drew ${tileWord(code)}.`,
+    });
+  }
+
+  // --- a substrate token laid by hand (the camera off or wrong) -----------------------------------
+  /** The space printed on the substrate token drawn (rulebook 2.c, 5.a), tapped among the spaces
+   * of that kind's tokens; a space the token may not land on says what holds it and cannot be
+   * picked (that token is discarded and another drawn).  Confirm plays the ``substrate`` move. */
+  function substrateDialog() {
+    const spaceOf = (offer, label) => offer.spaces.find(sp => sp.label === label);
+    pickerDialog({
+      id: "substrate", gridClass: "spacepick", gridLabel: "Spaces printed on the tokens",
+      offer: () => S.substrate,
+      owner: (offer) => offer.kind,
+      title: (offer) => offer ? `Lay ${offer.kind} substrate` : "Lay a substrate token",
+      intro: (offer) => `Lay ${offer.token} (5.a): draw one of the ${offer.kind} tokens and tap the space printed on it.`
+        + " A token whose space holds a tree, a spore or a substrate is discarded and another drawn.",
+      none: () => "No substrate token is waiting to be laid.",
+      items: (offer) => offer.spaces.map(sp => ({ key: sp.label, attrs: { "data-at": sp.at.join(","), disabled: !!sp.holds },
+        kids: [h("strong", {}, sp.label), sp.holds ? h("span", { class: "why" }, `holds ${sp.holds}: draw another token`) : ""] })),
+      confirm: (offer, label) => `Confirm: the ${offer.kind} token on ${label}`,
+      move: (offer, label) => ({ player: "table", action: "substrate", kind: offer.kind, at: spaceOf(offer, label).at }),
+      done: (offer, label) => `The ${offer.kind} substrate token is on ${label}.`,
     });
   }
 
@@ -926,15 +956,20 @@
   }
 
 
-  /** The gift the rules allow now (state ``give``): the receivers of this mode only (the
-   * teammate in team play, 9.b), a button per colour the giver holds, tapped once per cube up
+  /** The gift the rules allow now (state ``give``): the receivers the rules accept now only (the
+   * teammate in team play, 9.b; a player on one network with the giver, 5.c, or on green
+   * mycelium with Forest Symbiosis, 7.a), else why nobody can receive; a button per colour the giver holds, tapped once per cube up
    * to the gift's size (two with the Funga mission, 7.b "any two nutrients": one colour or two),
    * never more cubes of a colour than are held. */
   function giveDialog() {
     const offer = S.give, who = cap(S.position.active);
-    const none = !offer ? "No gift can be made now." : !offer.to.length ? `${who} has nobody to give to in this game (table rule give_in_competitive).`
-      : !offer.amounts.length ? `${who} holds no nutrient to give.` : "";
-    if (none) return openDialog(`${who} gives nutrients`, [h("p", { class: "detail", id: "give-none" }, none)], []);
+    const none = !offer ? "No gift can be made now." : !offer.amounts.length ? `${who} holds no nutrient to give.`
+      : !offer.to.length && !offer.refused.length ? `${who} has nobody to give to in this game (table rule give_in_competitive).`
+      : !offer.to.length ? `Nobody can receive a gift from ${who} now:` : "";
+    // why each player cannot receive now, in the rules' words (5.c, 7.a, 9.b)
+    const why = offer && !offer.to.length && offer.amounts.length
+      ? [h("ul", { class: "detail", id: "give-refused" }, ...offer.refused.map(r => h("li", { "data-player": r.player }, `${cap(r.player)}: ${r.message}`)))] : [];
+    if (none) return openDialog(`${who} gives nutrients`, [h("p", { class: "detail", id: "give-none" }, none), ...why], []);
     const max = Math.max(...offer.amounts);
     let to = offer.to[0], picked = [];
     const ok = h("button", { type: "button", class: "primary", id: "give-ok", disabled: true }, "Give");
