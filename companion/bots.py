@@ -7,6 +7,9 @@
   evaluation: it targets the card closest to affordable per victory point, grows that
   card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
+  removes a rock or a tile next to its meeple (4.c) when the placement it opens outscores
+  the cubes paid (naming the cubes its card needs least), plays a placement that lets it buy
+  a card in the same turn over a rock or any placement scoring less than the card's worth,
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
@@ -14,7 +17,8 @@
   takes off the distance from the team's frontier to the plan (an end off the meeple's
   network counts less: it is theirs only after a move), walks the player holding a planned tile onto a network that can lay it, redraws
   with the spore ability (4.d) when its network reaches a planned space but no tile in hand
-  has the shape it needs, and
+  has the shape it needs, removes a tile standing where a blueprint at least a tile shorter
+  would lay one a hand of the team holds, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
   card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
@@ -195,9 +199,12 @@ class GreedyBot:
        colour), growth of the target's colour, open path ends close to a substrate of their
        colour or a tree (green), and in cooperative play trees joined to the green network
        (Forest Communication) and mycorrhizae toward Forest Symbiosis;
-    3. plays the best pair, else a rock (on an opponent's meeple when it pays off), else
-       discards its least useful tile;
-    4. after placing, moves onto a network that makes a purchase possible, gives a cube a
+    3. first removes a rock or a tile next to its meeple when the placement that opens pays
+       for the cubes (4.c, :meth:`_removal`);
+    4. plays a placement that lets it buy a card this turn when it outscores the rest with
+       the card's worth (:meth:`buying_placement`), else the best pair, else a rock (on an
+       opponent's meeple when it pays off), else discards its least useful tile;
+    5. after placing, moves onto a network that makes a purchase possible, gives a cube a
        teammate's target lacks, and buys the affordable card worth most.
 
     Choices "of your choice" (mycorrhiza cubes, Forest Communication for every player) and

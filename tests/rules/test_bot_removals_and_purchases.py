@@ -84,3 +84,17 @@ def test_a_placement_that_buys_a_card_this_turn_beats_a_rock():
     after = apply(pos, bot.choose(pos, ED, mv), ED).position
     buy = bot.next_action(after, ED)
     assert buy["action"] == "buy" and buy["card"] == "a01" and check(after, buy, ED).legal
+
+
+def test_cooperative_bots_remove_a_tile_across_the_forest_communication_plan_when_a_hand_can_lay_it_again():
+    # Easy trees (7.c).  A pink tile at (-1, 0) stands where the shortest green network joining
+    # the four trees (4 tiles) lays an arm, so the team's blueprint goes round it (9 tiles).
+    # Blue's meeple is next to it and blue holds the arm tile: blue removes it (4.c,
+    # Mycophages) and pays with the yellow a01, the team's card, does not ask of blue (6.b.2).
+    pos = case("coop_tile_across_the_plan.json")
+    mv = first_action(pos)
+    assert mv["action"] == "remove" and mv["at"] == [-1, 0] and mv["pay"] == {"yellow": 1}
+    # With no hand holding a tile that fits there, the tile stays.
+    doc = json.loads((CASES / "coop_tile_across_the_plan.json").read_text())
+    doc["hands"]["blue"] = ["Y03", "P03", "P024.Y1"]
+    assert first_action(Position.from_json(doc))["action"] != "remove"
