@@ -27,7 +27,7 @@
   turn and no rollouts: a look-ahead to the player's next placement, a rule that waits for a
   dearer card and teammates splitting their targets were measured and played no better
   (``docs/rules.md``, "Where the greedy bots' turns go").  Removals are made in about two
-  competitive games in three (1.3 per game, mostly an opponent's tile) and in about 30 % of
+  competitive games in three (1.3 per game, mostly tiles) and in about 30 % of
   cooperative ones (rocks), and change the self-play figures within noise only
   (``docs/rules.md``, Removal (4.c)).  Self-play figures:
   ``bench/rules.py``; what one player alone reaches in the bag's turns:
@@ -82,10 +82,14 @@ NEEDED_CUBE = 4.0
 :meth:`GreedyBot.score_place` counts a substrate's cubes the target needs)."""
 REMOVAL_MARGIN = 2.0
 """A removal (4.c) is made when the placement it opens scores this much more than the best
-placement without it, once the cubes paid are counted (:meth:`GreedyBot._removal`)."""
+placement without it, once the cubes paid are counted (:meth:`GreedyBot._removal`).  Chosen,
+not tuned: with it the self-play figures stay within noise of a bot that never removes
+(``docs/rules.md``, Removal (4.c))."""
 CARD_WORTH = 10.0
 """Score, per victory point, of a card a placement lets the player buy in the same turn (6;
-:meth:`GreedyBot.buying_placement`), on top of the placement's own score."""
+:meth:`GreedyBot.buying_placement`), on top of the placement's own score: a card of 2 VP
+outscores completing the target's network (22, :meth:`GreedyBot._toward_purchase`).  Chosen,
+not tuned."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
