@@ -39,7 +39,7 @@ def a01_cost(pos: Position) -> dict[str, int]:
 
 
 def test_a_rock_blocking_the_only_way_to_the_substrate_is_removed_with_cubes_the_card_does_not_need():
-    # Blue's pink network (E7 and the spore) faces a rock at (2, 0) with the wood substrate
+    # Blue's pink network ((3, 0) and the spore) faces a rock at (2, 0) with the wood substrate
     # beyond it; a01 takes 2 pink tiles and costs pink + yellow (6.b.1).  Blue holds 2 yellow
     # and 1 white: the removal pays 1 yellow and the white, keeping the yellow a01 needs
     # (the default payment, largest stacks first, would take both yellow).
