@@ -66,7 +66,8 @@ def bot_figures(games: int, seed: int, modes: list[str] | None = None) -> None:
             missions += ", ended early by players " + " ".join(f"{k}p {v:.0%}" for k, v in s["ended_early_by_players"].items())
         print(f"  {mode:<11} {difficulty:<6} {what:<46} {rate:5.0%} (target {target:.0%}) {'ok' if rate >= target else 'MISSED'}"
               f"   {'team' if mode == 'cooperative' else 'winner'} VP median {s.get('winner_vp', s.get('team_vp'))['median']}, "
-              f"cards bought median {s['cards_bought']['median']}"
+              f"cards bought median {s['cards_bought']['median']}, "
+              f"removals in {s['removal_games']:.0%} of games ({s['removals_per_game']} per game)"
               f"{missions}, {dt:.1f} s/game")
     print(f"  (load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     # Forest Communication needs one green network with a path end facing each of the 4 trees;

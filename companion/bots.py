@@ -7,6 +7,9 @@
   evaluation: it targets the card closest to affordable per victory point, grows that
   card's colour and toward the sources of the cubes it still lacks, keeps its cubes for the
   target when over the cap, plays rocks early (they cannot be discarded) and on opponents,
+  removes a rock or a tile next to its meeple (4.c) when the placement it opens outscores
+  the cubes paid (naming the cubes its card needs least), plays a placement that lets it buy
+  a card in the same turn over a rock or any placement scoring less than the card's worth,
   and in cooperative play lays the team's Forest Communication blueprint (one green network
   joining all four trees, planned once by :mod:`companion.forest_plan`), pulling their
   networks toward the sides of its spaces the planned tiles can join (on a substrate, only in
@@ -14,7 +17,8 @@
   takes off the distance from the team's frontier to the plan (an end off the meeple's
   network counts less: it is theirs only after a move), walks the player holding a planned tile onto a network that can lay it, redraws
   with the spore ability (4.d) when its network reaches a planned space but no tile in hand
-  has the shape it needs, and
+  has the shape it needs, removes a tile standing where a blueprint at least a tile shorter
+  would lay one a hand of the team holds, and
   pays for cards with tiles off it and never with a three-way green tile; the team works toward one card (every
   card costs every player, 6.b.2) and passes teammates the cubes it lacks.  In competitive and team play a card whose colour the network under
   the meeple can no longer grow in counts as a new network, the spore restarts after a
@@ -22,7 +26,10 @@
   member also gathers their share of the teammate's card (9.c).  No lookahead beyond the
   turn and no rollouts: a look-ahead to the player's next placement, a rule that waits for a
   dearer card and teammates splitting their targets were measured and played no better
-  (``docs/rules.md``, "Where the greedy bots' turns go").  Self-play figures:
+  (``docs/rules.md``, "Where the greedy bots' turns go").  Removals are made in about two
+  competitive games in three (1.3 per game, mostly tiles) and in about 30 % of
+  cooperative ones (rocks), and change the self-play figures within noise only
+  (``docs/rules.md``, Removal (4.c)).  Self-play figures:
   ``bench/rules.py``; what one player alone reaches in the bag's turns:
   ``bench/bot_turns.py --solo``.
 
@@ -32,6 +39,7 @@ A bot only ever plays moves the rules accept (:mod:`companion.movegen`, :func:`c
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +74,22 @@ REROUTE_VALUE = {"progress": 50.0, "contact": 20.0}
 """Value of a tile on a blueprint space that is not the blueprint's own but leaves a plan
 as short as the blueprint's tile would (progress) or no longer than before (contact: the
 team's network meets the plan where no hand held the planned shape)."""
+CUBE_WORTH = 5.0
+"""Score of a nutrient cube held, in :meth:`GreedyBot.score_place`'s units: a substrate's two
+cubes score 10 (5.a)."""
+NEEDED_CUBE = 4.0
+"""Score of a cube the target card still lacks, on top of :data:`CUBE_WORTH` (as
+:meth:`GreedyBot.score_place` counts a substrate's cubes the target needs)."""
+REMOVAL_MARGIN = 2.0
+"""A removal (4.c) is made when the placement it opens scores this much more than the best
+placement without it, once the cubes paid are counted (:meth:`GreedyBot._removal`).  Chosen,
+not tuned: with it the self-play figures stay within noise of a bot that never removes
+(``docs/rules.md``, Removal (4.c))."""
+CARD_WORTH = 10.0
+"""Score, per victory point, of a card a placement lets the player buy in the same turn (6;
+:meth:`GreedyBot.buying_placement`), on top of the placement's own score: a card of 2 VP
+outscores completing the target's network (22, :meth:`GreedyBot._toward_purchase`).  Chosen,
+not tuned."""
 BOTS = ("greedy", "random")
 """Bot levels, strongest first."""
 
@@ -182,9 +206,12 @@ class GreedyBot:
        colour), growth of the target's colour, open path ends close to a substrate of their
        colour or a tree (green), and in cooperative play trees joined to the green network
        (Forest Communication) and mycorrhizae toward Forest Symbiosis;
-    3. plays the best pair, else a rock (on an opponent's meeple when it pays off), else
-       discards its least useful tile;
-    4. after placing, moves onto a network that makes a purchase possible, gives a cube a
+    3. first removes a rock or a tile next to its meeple when the placement that opens pays
+       for the cubes (4.c, :meth:`_removal`);
+    4. plays a placement that lets it buy a card this turn when it outscores the rest with
+       the card's worth (:meth:`buying_placement`), else the best pair, else a rock (on an
+       opponent's meeple when it pays off), else discards its least useful tile;
+    5. after placing, moves onto a network that makes a purchase possible, gives a cube a
        teammate's target lacks, and buys the affordable card worth most.
 
     Choices "of your choice" (mycorrhiza cubes, Forest Communication for every player) and
@@ -788,6 +815,9 @@ class GreedyBot:
                 ability = self._spore_ability(b, p, target)
                 if ability:
                     return ability
+            removal = self._removal(b, p, target)
+            if removal:
+                return removal   # the placement it opens follows
             return self._growth(b, p, target)
         if "move" not in taken:
             mv = self._move_to_buy(b, p)
@@ -830,8 +860,15 @@ class GreedyBot:
             new.cache["graph"] = pos.cache["graph"]   # tiles and spores unchanged
         return new
 
-    def _growth(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+    def _best_growth(self, b: Board, p: str, target: Target | None) -> tuple[float, dict[str, Any] | None, dict[str, Any] | None]:
+        """The best placement of ``p`` this turn as ``(score, place move, meeple move first or
+        None)``: from where the meeple stands or after one of :meth:`_candidate_moves` (4.b,
+        half a point less).  Kept in the position's cache, so a removal weighed against it
+        (:meth:`_removal`) and the growth that follows score the turn once."""
         pos = b.pos
+        key = ("best_growth", p, target.card if target else None, tuple(sorted(target.missing.items())) if target else ())
+        if key in pos.cache:
+            return pos.cache[key]
         best_score, best = self.best_placement(b, p, target)
         first = None
         if "move" not in pos.taken:
@@ -841,6 +878,15 @@ class GreedyBot:
                 sc, pl = self.best_placement(moved, p, target)
                 if pl is not None and sc - 0.5 > best_score:
                     best_score, best, first = sc - 0.5, pl, mv
+        pos.cache[key] = (best_score, best, first)
+        return pos.cache[key]
+
+    def _growth(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+        pos = b.pos
+        best_score, best, first = self._best_growth(b, p, target)
+        buying = self.buying_placement(b, p, target)
+        if buying is not None and buying[0] > best_score:
+            return buying[1]   # the card this placement pays for is worth more (6)
         rock = self._rock(b, p)
         # A rock cannot be discarded (4.a.3) and holding one leaves two tiles to choose from:
         # put it down as soon as a spot costs little, at once when a second one clogs the hand.
@@ -935,6 +981,200 @@ class GreedyBot:
                 best = (s, mv)
         return best
 
+    # -- removals (4.c) and placements that buy a card (6) ----------------------------------
+
+    @contextmanager
+    def _trial(self):
+        """Score trial positions without the bot remembering them: the targets (:meth:`target`)
+        and the kept Forest Communication blueprint (:meth:`_blueprint`) are put back after."""
+        targets, forest = dict(self.last_target), self.__dict__.get("_forest")
+        try:
+            yield
+        finally:
+            self.last_target = targets
+            if forest is None:
+                self.__dict__.pop("_forest", None)
+            else:
+                self._forest = forest
+
+    def _removal(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
+        """A removal before the placement (4.c: Mycophages, a mycelium tile next to the meeple
+        for any 1 nutrient; Lichens, a rock for any 2), or ``None``.
+
+        Cooperative play first tries :meth:`_blueprint_removal`.  Otherwise each removal of
+        :meth:`_removal_options` is played on a copy of the position and scored by
+        :meth:`best_placement`: it is made when the best placement then lies on the freed space
+        and beats :meth:`_best_growth` (with or without a meeple move) by more than
+        :data:`REMOVAL_MARGIN` once the cubes paid are counted (:meth:`_payment_loss`), and
+        scores at least 9 (below that a rock in hand would be put down instead, :meth:`_growth`).
+        The move names its payment (``pay``, :meth:`_removal_payment`)."""
+        pos, ed = b.pos, b.edition
+        if "remove" in pos.taken or "place" in pos.taken:
+            return None
+        if pos.mode == "cooperative":
+            mv = self._blueprint_removal(b, p)
+            if mv:
+                return mv
+        options = self._removal_options(b, p, target)
+        if not options:
+            return None
+        here = self._best_growth(b, p, target)[0]
+        best = None
+        with self._trial():
+            for mv in options:
+                at = Hex(*mv["at"])
+                score, place = self.best_placement(Board(apply(pos, mv, ed).position, ed), p, target)
+                if place is None or Hex(*place["at"]) != at or score < 9:
+                    continue
+                gain = score - here - self._payment_loss(pos, ed, p, mv["pay"], target)
+                if gain > REMOVAL_MARGIN and (best is None or gain > best[0]):
+                    best = (gain, mv)
+        return best[1] if best else None
+
+    def _removal_options(self, b: Board, p: str, target: Target | None) -> list[dict[str, Any]]:
+        """The removals (4.c) worth weighing, each with its payment: every affordable rock next
+        to the meeple, and outside cooperative play every tile next to it on no network a
+        meeple of ``p``'s side stands on and under no meeple.  None while the hand holds no
+        tile to place or two rocks (one of them goes down this turn, 4.a.3)."""
+        pos = b.pos
+        hand = pos.hands[p]
+        if hand.count(tilecodes.ROCK) >= 2 or all(c == tilecodes.ROCK for c in hand):
+            return []
+        side = {pos.meeples.get(c) for c in pos.teammates(p)} - {None}
+        friends = {h for net in b.graph.networks if net.spaces & side for h in net.spaces}
+        here = pos.meeples[p]
+        own = {h for net in b.graph.networks if here in net.spaces for h in net.spaces} | {here}
+        out = []
+        for mv in movegen.removals(b, p):
+            at = Hex(*mv["at"])
+            if at in pos.tiles and (pos.mode == "cooperative" or at in friends or pos.meeple_at(at) is not None):
+                continue
+            if not self._faces_own_end(pos, own, at):
+                continue   # the network under the meeple could not grow onto the freed space
+            pay = self._removal_payment(pos, b.edition, p, sum(mv["pay"].values()), target)
+            out.append({**mv, "pay": pay})
+        return out
+
+    @staticmethod
+    def _faces_own_end(pos: Position, own: set[Hex], at: Hex) -> bool:
+        """True when a path end of a tile in ``own`` (the spaces of the networks under the
+        meeple) faces ``at``, or ``at`` is next to the meeple's own spore (4.a.1)."""
+        for e in range(6):
+            n = at.neighbor(e)
+            if n not in own:
+                continue
+            code = pos.tiles.get(n)
+            if code is None or tilecodes.parse(code).path_on_edge(opposite(e)) is not None:
+                return True
+        return False
+
+    def _removal_payment(self, pos: Position, ed: Edition, p: str, count: int,
+                         target: Target | None) -> dict[str, int]:
+        """The ``count`` cubes ``p`` pays for a removal (4.c: any colours), one at a time from
+        the colour held most beyond what the target card costs ``p``, a white cube last on a
+        tie (only mycorrhizae give white, 5.b): no cube the target needs goes while another
+        will do.  The caller checked that ``p`` holds ``count`` cubes."""
+        keep = economy.nutrient_costs(pos, ed, ed.cards[target.card], p).get(p, {}) if target else {}
+        held = dict(pos.nutrients[p])
+        out: dict[str, int] = {}
+        for _ in range(count):
+            k = max((c for c in NEEDS if held[c] > 0), key=lambda c: (held[c] - keep.get(c, 0), c != "white", held[c]))
+            held[k] -= 1
+            out[k] = out.get(k, 0) + 1
+        return out
+
+    def _payment_loss(self, pos: Position, ed: Edition, p: str, pay: dict[str, int], target: Target | None) -> float:
+        """What paying ``pay`` costs ``p`` in :meth:`score_place`'s units: :data:`CUBE_WORTH`
+        per cube, and :data:`NEEDED_CUBE` more per cube the target card then lacks."""
+        loss = CUBE_WORTH * sum(pay.values())
+        if target is None:
+            return loss
+        cost = economy.nutrient_costs(pos, ed, ed.cards[target.card], p).get(p, {})
+        held = pos.nutrients[p]
+        left = {k: held[k] - pay.get(k, 0) for k in held}
+        lacking = sum(economy.shortfall(left, cost).values()) - sum(economy.shortfall(held, cost).values())
+        return loss + NEEDED_CUBE * lacking
+
+    def _blueprint_removal(self, b: Board, p: str) -> dict[str, Any] | None:
+        """Cooperative play (7.c with 4.c): remove a tile next to the meeple that stands where
+        a shorter Forest Communication blueprint would lay another tile, when a hand of the
+        team holds that tile (the team can lay it again): with the space free, the plan
+        (:func:`companion.forest_plan.plan`) is at least a tile shorter than what the kept
+        blueprint still has to lay, the tile laid again included.  Only tiles within two
+        spaces of an empty blueprint space are tried (each try is a plan).  Paid with the
+        cube the team's card needs least (:meth:`_removal_payment`)."""
+        pos, ed = b.pos, b.edition
+        bp = self.pending_blueprint(b)
+        if bp is None:
+            return None
+        todo = bp.todo(pos)
+        now = bp.remaining(pos, ed)
+        hands = {c for color in pos.colors for c in pos.hands[color] if c != tilecodes.ROCK}
+        target = None
+        for mv in movegen.removals(b, p):
+            at = Hex(*mv["at"])
+            if (at not in pos.tiles or at in bp.spaces or pos.meeple_at(at) is not None
+                    or not any(distance(at, h) <= 2 for h in todo)):
+                continue
+            target = target or self.target(pos, ed, p, remember=False)
+            mv = {**mv, "pay": self._removal_payment(pos, ed, p, 1, target)}
+            new = forest_plan.plan(apply(pos, mv, ed).position, ed, below=now - 0.9)
+            if new is not None and at in new.spaces and any(self._fits_any(new, [at], c) for c in hands):
+                return mv
+        return None
+
+    def buying_placement(self, b: Board, p: str, target: Target | None = None) -> tuple[float, dict[str, Any]] | None:
+        """A placement after which ``p`` buys a face-up card in the same turn, from where the
+        meeple stands (6), as ``(its score, place move)``: :meth:`score_place` plus
+        :data:`CARD_WORTH` per victory point of the card :meth:`_purchase` would buy.
+        :meth:`_growth` plays it over a rock or any placement scoring less.  Only cards one
+        placement away are tried (:meth:`_cards_one_placement_away`), each with the placements
+        that can give what it lacks: a tile joined in its colour, a substrate or a tree for
+        cubes.  ``None`` when no placement buys a card."""
+        pos, ed = b.pos, b.edition
+        if "place" in pos.taken or "buy" in pos.taken or "spore" in pos.taken:
+            return None
+        near = self._cards_one_placement_away(b, p)
+        if not near:
+            return None
+        goals = self._goals(pos, p)
+        best = None
+        with self._trial():
+            for code, k, placed, at, joined in movegen.placement_options(b, p):
+                tree = any(n in pos.trees for n in at.neighbors())
+                cards = [card.id for card, tiles, cubes in near
+                         if (not tiles or card.mycelia_color in joined) and (not cubes or tree or at in pos.substrates)]
+                if not cards:
+                    continue
+                mv = {"player": p, "action": "place", "tile": code, "at": [at.q, at.r], "rotation": k}
+                # Only a mycorrhiza gives cubes of the player's choice (5.b).
+                after = apply(pos, self.choose(pos, ed, mv) if tree else mv, ed).position
+                if not any(check(after, {"player": p, "action": "buy", "card": c}, ed).legal for c in cards):
+                    continue
+                buy = self._purchase(Board(after, ed), p, restart=False)
+                if buy is None:
+                    continue
+                score = self.score_place(b, p, placed, at, joined, target, goals) + CARD_WORTH * ed.cards[buy["card"]].vp
+                if best is None or score > best[0]:
+                    best = (score, mv)
+        return best
+
+    def _cards_one_placement_away(self, b: Board, p: str) -> list[tuple[Any, int, int]]:
+        """Face-up cards ``p`` cannot buy now but might after one placement, as ``(card, tiles
+        lacking, own cubes lacking)``: at most one mycelium tile (6.a), at most 4 cubes of
+        ``p``'s own (a substrate gives 2, a mycorrhiza 1, bonuses more: 5.a, 5.b) and none of
+        another player's (:func:`companion.purchase.can_buy`)."""
+        from companion.purchase import can_buy
+        pos, ed = b.pos, b.edition
+        out = []
+        for card in economy.face_up_cards(pos, ed):
+            a = can_buy(pos, ed, p, card.id)
+            own = sum(a.missing_nutrients.get(p, {}).values())
+            others = any(v for k, v in a.missing_nutrients.items() if k != p)
+            if not a.can_buy and not others and a.missing_tiles <= 1 and own <= 4:
+                out.append((card, a.missing_tiles, own))
+        return out
+
     def _spore_ability(self, b: Board, p: str, target: Target | None) -> dict[str, Any] | None:
         pos = b.pos
         spore = pos.spores.get(p)
@@ -996,12 +1236,26 @@ class GreedyBot:
                    for mv in movegen.meeple_moves(b, p))
 
     def _move_to_buy(self, b: Board, p: str) -> dict[str, Any] | None:
-        if self._purchase(b, p):
+        """A meeple move onto a network that lets ``p`` buy a card (4.b, 6); ``None`` when a
+        purchase is possible from where the meeple stands or after no move."""
+        got = self._purchase_this_turn(b, p)
+        return got[0] if got else None
+
+    def _purchase_this_turn(self, b: Board, p: str, restart: bool = True) -> tuple[dict[str, Any] | None, dict[str, Any]] | None:
+        """``(meeple move or None, purchase)``: the purchase :meth:`_purchase` makes from
+        where ``p``'s meeple stands or, while the turn's move is open, after the first meeple
+        move that allows one (4.b, 6); ``None`` when neither does.  ``restart=False`` leaves
+        out where the spore restarts (costly, and not needed to know that a card is bought)."""
+        buy = self._purchase(b, p, restart)
+        if buy:
+            return None, buy
+        if "move" in b.pos.taken:
             return None
         for mv in movegen.meeple_moves(b, p):
             moved = self._with_meeple(b.pos, p, Hex(*mv["to"]))
-            if self._purchase(Board(moved, b.edition), p):
-                return mv
+            buy = self._purchase(Board(moved, b.edition), p, restart)
+            if buy:
+                return mv, buy
         return None
 
     def _gift(self, b: Board, p: str) -> dict[str, Any] | None:
@@ -1137,9 +1391,10 @@ class GreedyBot:
                 return mv
         return None
 
-    def _purchase(self, b: Board, p: str) -> dict[str, Any] | None:
+    def _purchase(self, b: Board, p: str, restart: bool = True) -> dict[str, Any] | None:
         """The purchase the bot makes now: the face-up card worth most that
-        :meth:`purchase_verdict` lets it buy, with its payment and where the spore restarts."""
+        :meth:`purchase_verdict` lets it buy, with its payment and, with ``restart``, where the
+        spore restarts (``spore_to``, :meth:`_restart_space`); ``None`` when it buys nothing."""
         pos, ed = b.pos, b.edition
         cards = sorted((c for d in ("a", "b") for c in pos.market[d] if c in ed.cards),
                        key=lambda c: (-ed.cards[c].vp, c))
@@ -1151,7 +1406,7 @@ class GreedyBot:
             tiles = self._payment_tiles(b, p, cid)
             if tiles is not None:
                 mv["tiles"] = tiles
-            to = self._restart_space(b, mv)
+            to = self._restart_space(b, mv) if restart else None
             if to is not None:
                 mv["spore_to"] = [to.q, to.r]
             return mv

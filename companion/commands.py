@@ -405,7 +405,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="bot level: greedy (one-ply search, plays to win) or random")
     p.add_argument("--per-game", action="store_true",
                    help="also list each game's summary under per_game (how it ended, winner VP, cards bought, "
-                        "missions, seconds)")
+                        "removals, missions, seconds)")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("export", help="write a logged game as JSON")

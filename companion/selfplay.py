@@ -95,6 +95,8 @@ class GameSummary:
     winner_vp: int = 0
     """Victory points of the best side (player, team, or the cooperative team, won or lost)."""
     cards_bought: int = 0
+    removals: int = 0
+    """Tiles and rocks removed (4.c) by all players together."""
     missions: list[str] = field(default_factory=list)
     seconds: float = 0.0
     players: int = 0
@@ -117,7 +119,7 @@ class GameSummary:
         cooperative ones (where a lost game has no winner); ``difficulty`` in every mode."""
         doc = {"seed": self.seed, "mode": self.mode, "players": self.players, "result": self.result,
                "turns": self.turns, "events": self.events, "violations": self.violations,
-               "ended_early": self.ended_early, "cards_bought": self.cards_bought, "seconds": round(self.seconds, 2),
+               "ended_early": self.ended_early, "cards_bought": self.cards_bought, "removals": self.removals, "seconds": round(self.seconds, 2),
                "difficulty": self.difficulty}
         if self.mode == "cooperative":
             doc.update(won=self.won, team_vp=self.winner_vp, missions=self.missions)
@@ -340,6 +342,7 @@ def play_games(mode: str, games: int, seed: int, players: int | None = None,
         out.append(GameSummary(s, mode, pos.result, pos.turn_number, len(table.game.events), violations,
                                ended_early=early, winner_vp=best,
                                cards_bought=sum(len(v) for v in pos.cards.values()),
+                               removals=sum(ev.move.get("action") == "remove" for ev in table.game.events),
                                missions=list(pos.missions), seconds=time.perf_counter() - t0, players=n,
                                difficulty=difficulty, tie=tie_settled(pos, ed)))
     return out
@@ -411,7 +414,8 @@ def summarize(games: list[GameSummary]) -> dict[str, Any]:
     numbers as ints, others rounded to 2 decimals):
 
     - every mode: ``ended_early`` / ``ended_by_bag`` (rates), ``cards_bought`` (per game),
-      ``seconds_per_game``, ``games_by_players`` (a count per player count) and
+      ``removal_games`` (rate of games with at least one removal, 4.c) and ``removals_per_game``
+      (mean), ``seconds_per_game``, ``games_by_players`` (a count per player count) and
       ``ended_early_by_players`` (the rate among those games);
     - competitive and team: ``winner_vp`` (the winning side's VP, a shared victory's once),
       ``ties`` (games still level after the tie-breaks, ``shared``, and games a tie-break
@@ -441,6 +445,8 @@ def summarize(games: list[GameSummary]) -> dict[str, Any]:
         doc["ties"] = {"shared": ties["shared"], **({"broken_by_cards": ties["cards"]} if mode == "competitive" else {}),
                        "broken_by_nutrients": ties["nutrients"]}
     doc["cards_bought"] = spread([g.cards_bought for g in games])
+    doc["removal_games"] = round(sum(g.removals > 0 for g in games) / n, 3)
+    doc["removals_per_game"] = figure(sum(g.removals for g in games) / n)
     doc["seconds_per_game"] = spread([g.seconds for g in games])
     doc["games_by_players"] = {str(k): sum(1 for g in games if g.players == k) for k in sorted({g.players for g in games})}
     doc["ended_early_by_players"] = {str(k): round(sum(g.ended_early for g in games if g.players == k)

@@ -60,8 +60,11 @@ def test_per_game_lists_each_game_in_seed_order_and_agrees_with_the_totals(capsy
     games = doc["per_game"]
     assert [g["seed"] for g in games] == [4, 5, 6]
     for g in games:
-        assert {"ended", "team_vp", "cards_bought", "missions", "seconds", "won"} <= set(g)
+        assert {"ended", "team_vp", "cards_bought", "removals", "missions", "seconds", "won"} <= set(g)
     assert sorted(g["cards_bought"] for g in games)[1] == doc["cards_bought"]["median"]
+    # removals (4.c): the share of games with one and the mean per game agree with the games
+    assert doc["removal_games"] == round(sum(g["removals"] > 0 for g in games) / 3, 3)
+    assert doc["removals_per_game"] == round(sum(g["removals"] for g in games) / 3, 2)
     ended: dict[str, int] = {}
     for g in games:
         ended[g["ended"]] = ended.get(g["ended"], 0) + 1
