@@ -72,7 +72,8 @@ class ChoicePrompt:
             g["count"] += a["count"]
             g["parts"].append({"why": a["why"], "count": a["count"], "colors": list(a["colors"])})
             g["colors"] += [c for c in a["colors"] if c not in g["colors"]]
-            g["why"].append(a["why"] if a["count"] == 1 else f"{a['why']} ({a['count']})")
+            # "(3)": three cubes for one reason; a removal's reason already says what the cubes pay for
+            g["why"].append(a["why"] if a["count"] == 1 or a["kind"] == "pay" else f"{a['why']} ({a['count']})")
             g["index"].append(i)
         for g in out.values():
             idx = g.pop("index")

@@ -824,7 +824,7 @@
   function colorsWords(cs) { return cs.map(c => c).join(", "); }
   const VERB = { gain: "choose", discard: "return", pay: "pay" };
   /** "the tile at E4" from a removal's reason ("Mycophages: the tile at E4 (4.c)"). */
-  function removed(g) { const m = /: (the (?:tile|rock) at \S+) \(4\.c\)$/.exec(g.why[0] || ""); return m ? m[1] : "a removal"; }
+  function removed(g) { const m = /: (the (?:tile|rock) at \S+) \(4\.c\)$/.exec(g.parts[0].why); return m ? m[1] : "what was removed"; }
   const cubes = (n) => `${n} cube${n === 1 ? "" : "s"}`;
   /** How many cubes of each colour ``player`` holds (a payment names only those, 4.c). */
   function held(player) { const p = S.players.find(x => x.color === player); return p ? p.nutrients : {}; }
