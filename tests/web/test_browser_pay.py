@@ -5,7 +5,7 @@ pay for, and never takes more cubes of a colour than blue holds."""
 from __future__ import annotations
 
 from test_browser import browser, pytestmark  # noqa: F401  (fixture and skip reused)
-from test_browser_choices import unlock
+from test_browser_choices import seated_page
 from webtools import PIN
 
 from builders import make_position
@@ -21,12 +21,7 @@ def test_blue_pays_for_lichens_on_the_phone(browser):
     phone = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     errors = []
     try:
-        blue = phone.new_page()
-        blue.on("pageerror", lambda e: errors.append(str(e)))
-        blue.goto(srv.local_url)
-        blue.wait_for_selector("body[data-rendered='1']")
-        blue.evaluate("window.MycDashboard.setSeat('blue')")
-        unlock(blue)
+        blue = seated_page(phone, srv.local_url, "blue", errors)
 
         s.submit({"player": "blue", "action": "remove", "at": [4, -1]}, source="camera")
         blue.wait_for_selector("#choice-form[data-player=blue][data-kind=pay]")
