@@ -46,6 +46,9 @@ class Board:
         """Colours "of your choice" still to use, per player (from the move being applied)."""
         self.asked: list[dict[str, Any]] = []
         """Choices the move left open and the companion filled with the default reading."""
+        self.gained_by_choice: dict[str, int] = {}
+        """Cubes "of your choice" the move being applied gives each player (:meth:`pick`),
+        counted before the supply limits them."""
 
     def pick(self, player: str, n: int, allowed: tuple[str, ...], why: str,
              notes: list[str] | None = None) -> list[str]:
@@ -63,6 +66,8 @@ class Board:
         from companion.wording import and_list
         left = {k: max(0, v) for k, v in supply(self.pos, self.edition).items() if k in allowed}
         queue = self.choices.setdefault(player, [])
+        # the cubes the rule gives, even those an empty supply then withholds (docs/rules.md, 7.c)
+        self.gained_by_choice[player] = self.gained_by_choice.get(player, 0) + n
         given: list[str] = []
         while queue and len(given) < n and any(left.values()):
             c = queue.pop(0)

@@ -1534,10 +1534,15 @@ class GreedyBot:
             return sum(near) + 2 * crowd + self.rng.random()
         return min(spaces, key=key)
 
-    def _discards(self, pos: Position, ed: Edition, player: str, count: int) -> dict[str, int]:
-        """Which ``count`` cubes ``player`` returns above the cap (rulebook 5): one at a time
-        from the colour with the largest surplus over what the target card costs them (before
-        this move's gains), one spare white kept since only mycorrhizae give white (5.b)."""
+    def _cubes_to_give_up(self, pos: Position, ed: Edition, player: str, count: int,
+                          spare_first: bool = False) -> dict[str, int]:
+        """Which ``count`` cubes ``player`` gives up, to return above the cap (rulebook 5) or
+        to pay a removal (4.c "any 1 nutrient"): one at a time from the colour held with the
+        largest surplus over what the target card costs them (before this move's gains), one
+        spare white kept since only mycorrhizae give white (5.b).  ``spare_first``: a cube
+        the target does not need goes before one it needs, the spare white too (a removal is
+        optional, so it never spends what the target needs while a spare cube is held).
+        Fewer cubes only when the player holds fewer than ``count``."""
         held = dict(pos.nutrients[player])
         keep: dict[str, int] = {}
         t = self.target(pos, ed, player)
@@ -1546,12 +1551,35 @@ class GreedyBot:
         out: dict[str, int] = {}
         for _ in range(count):
             spare = _unused(keep, held)
-            k = max(NEEDS, key=lambda c: (spare[c] - (c == "white"), c != "white", held[c]))
-            if held[k] <= 0:
+            have = [c for c in NEEDS if held[c] > 0]
+            if not have:
                 break
+            k = max(have, key=lambda c: (spare_first and spare[c] > 0, spare[c] - (c == "white"), c != "white", held[c]))
             held[k] -= 1
             out[k] = out.get(k, 0) + 1
         return out
+
+    def _colors_of_choice(self, pos: Position, ed: Edition, asked: list[dict[str, Any]],
+                          gone: dict[str, set[str]]) -> dict[str, list[str]]:
+        """Each player's colours for the ``gain`` entries of ``asked``: exactly the cubes
+        asked, entry by entry, the most wanted colour the entry offers first (:meth:`wanted`),
+        leaving out the colours in ``gone[player]`` (the supply had none left at their turn, 7.c)."""
+        wishes: dict[str, list[str]] = {}
+        out: dict[str, list[str]] = {}
+        for a in asked:
+            if a["kind"] != "gain":
+                continue
+            who, skip = a["player"], gone.get(a["player"], set())
+            wish = wishes.setdefault(who, [c for c in self.wanted(pos, ed, who) if c not in skip])
+            picked = out.setdefault(who, [])
+            for _ in range(a["count"]):
+                c = next((c for c in wish if c in a["colors"]), None) or next((c for c in a["colors"] if c not in skip), None)
+                if c is None:
+                    break
+                if c in wish:
+                    wish.remove(c)
+                picked.append(c)
+        return {who: cs for who, cs in out.items() if cs}
 
     # -- the BotTable interface ------------------------------------------------------------
 
@@ -1564,8 +1592,9 @@ class GreedyBot:
         return {"player": color, "action": "relocate", "to": [to.q, to.r]} if to else None
 
     def choose(self, pos: Position, edition: Edition, move: dict[str, Any]) -> dict[str, Any]:
-        """Fill the choices ``move`` leaves to the players (cubes of their choice, discards
-        above the cap) with what each player's target needs."""
+        """Fill the choices ``move`` leaves to the players with what each player's target
+        needs: cubes of their choice (``choose``, exactly as many as each player gains),
+        discards above the cap (``drop``) and a removal's payment (``pay``, 4.c)."""
         try:
             asked = choices_needed(pos, move, edition)
         except IllegalMove:
@@ -1573,27 +1602,29 @@ class GreedyBot:
         if not asked:
             return move
         out = dict(move)
-        choose = {}
         drop: dict[str, dict[str, int]] = {}
         for a in asked:
-            if a["kind"] == "gain" and a["player"] not in choose:
-                choose[a["player"]] = self.wanted(pos, edition, a["player"])[:8]
-            elif a["kind"] == "discard":
-                drop[a["player"]] = self._discards(pos, edition, a["player"], a["count"])
-        if choose:
-            out["choose"] = choose
+            if a["kind"] == "discard":
+                drop[a["player"]] = self._cubes_to_give_up(pos, edition, a["player"], a["count"])
+            elif a["kind"] == "pay":
+                out["pay"] = self._cubes_to_give_up(pos, edition, a["player"], a["count"], spare_first=True)
         if drop:
             out["drop"] = drop
         # Players choose in turn order from what the supply still holds (7.c): a colour an
         # earlier player took the last of leaves the later player's wish list.
-        for _ in range(len(choose) * 3):
+        gone: dict[str, set[str]] = {}
+        for _ in range(len(NEEDS) * len(pos.colors) + 1):
+            choose = self._colors_of_choice(pos, edition, asked, gone)
+            if not choose:
+                break
+            out["choose"] = choose
             try:
                 apply(pos, out, edition)
                 break
             except IllegalMove as e:
                 if e.reason != "supply_empty" or e.chooser not in choose:
                     break
-                choose[e.chooser] = [c for c in choose[e.chooser] if c != e.color]
+                gone.setdefault(e.chooser, set()).add(e.color)
         return out
 
 

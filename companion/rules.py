@@ -17,7 +17,7 @@ from companion import economy
 from companion import tiles as tilecodes
 from companion.board import (Board, IllegalMove, check_starting_space, clear_space, connections,  # noqa: F401
                              has_place_action, send_home, starting_spaces)
-from companion.edition import SUBSTRATE_COLOR, Edition, load_edition
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, load_edition
 from companion.hexgrid import Hex, distance, opposite
 from companion.market import MARKET_SIZE
 from companion.moves import TABLE, Move, parse_move
@@ -61,6 +61,7 @@ REASONS: dict[str, str] = {
     "move_over_tree": "meeples cannot pass or stop on trees (4.b IV)",
     "insufficient_nutrients": "not enough nutrients to pay",
     "wrong_payment": "the payment does not match the cost",
+    "too_many_colors": "the move names more colours of choice than the player gains (5.b, 7.c)",
     "remove_not_adjacent": "only a tile or rock next to your meeple can be removed (4.c)",
     "nothing_to_remove": "there is no tile or rock there",
     "spore_ability_used": "the spore ability is used until you acquire a mushroom card (4.d)",
@@ -163,8 +164,21 @@ def apply(pos: Position, move: Move | dict[str, Any], edition: Edition | None = 
     _APPLY[m.action](nb, m, out.notes)
     nb.invalidate()
     _after_move(nb, m, out.notes)  # changes cubes and missions only: the graph stays valid
+    _refuse_extra_colors(nb, m)
     out.choices = nb.asked
     return out
+
+
+def _refuse_extra_colors(b: Board, m: Move) -> None:
+    """Refuse a move whose ``choose`` names more colours for a player than the cubes of their
+    choice they gained (5.b, 7.c): the extra colours would be dropped silently and the log
+    would not say what was chosen.  Raises :class:`IllegalMove` (``too_many_colors``)."""
+    for player, named in m.choices.items():
+        gained = b.gained_by_choice.get(player, 0)
+        if len(named) > gained:
+            cubes = f"{gained} cube{'s' * (gained != 1)}"
+            raise IllegalMove("too_many_colors", f"{player} gains {cubes} of their choice here but the move names "
+                                                 f"{len(named)} colour{'s' * (len(named) != 1)}")
 
 
 def choices_needed(pos: Position, move: Move | dict[str, Any], edition: Edition | None = None) -> list[dict[str, Any]]:
@@ -172,9 +186,10 @@ def choices_needed(pos: Position, move: Move | dict[str, Any], edition: Edition 
 
     Each entry is ``{"player", "kind", "count", "colors", "why"}``: ``kind`` ``"gain"`` means
     the player picks ``count`` cubes among ``colors`` (5.b, 7.c "of their choice"), ``"discard"``
-    that they return ``count`` cubes to get back to the cap (5).  Choices already named in the
-    move (``choose``, ``drop``) are not asked again.  Raises :class:`IllegalMove` like
-    :func:`apply`.
+    that they return ``count`` cubes to get back to the cap (5), ``"pay"`` that they pick the
+    ``count`` cubes a removal costs among the ``colors`` they hold (4.c "any 1 nutrient").
+    Choices already named in the move (``choose``, ``drop``, ``pay``) are not asked again.
+    Raises :class:`IllegalMove` like :func:`apply`.
     """
     return apply(pos, move, edition).choices
 
@@ -862,10 +877,27 @@ def _a_move(b: Board, m: Move, notes: list[str]) -> None:
 def _a_remove(b: Board, m: Move, notes: list[str]) -> None:
     pos = b.pos
     name, cost = _removal_cost(b, m.at)
-    payment = m.pay or economy.any_payment(pos.nutrients[m.player], cost)
+    payment = m.pay if m.pay is not None else _removal_payment(b, m, name, cost)
     economy.pay(pos, m.player, payment, name, notes)
     clear_space(b, m.at, notes, name)
     pos.taken.append("remove")
+
+
+def _removal_payment(b: Board, m: Move, name: str, cost: int) -> dict[str, int]:
+    """The cubes a removal without ``pay`` takes: the largest stacks (docs/rules.md).
+
+    4.c: Mycophages cost "any 1 nutrient", Lichens "any 2 nutrients", so the player chooses
+    which cubes.  When that is a real choice (more than one colour held and more cubes than
+    the cost) it is recorded in :attr:`Board.asked` as a ``"pay"`` entry so the table asks;
+    with one colour held, or exactly ``cost`` cubes, the payment is forced.
+    """
+    held = b.pos.nutrients[m.player]
+    colors = [k for k in NUTRIENT_COLORS if held.get(k, 0) > 0]
+    if len(colors) > 1 and sum(held.values()) > cost:
+        what = "tile" if m.at in b.pos.tiles else "rock"
+        b.asked.append({"player": m.player, "kind": "pay", "count": cost, "colors": colors,
+                        "why": f"{name.capitalize()}: the {what} at {b.label(m.at)} (4.c)"})
+    return economy.any_payment(held, cost)
 
 
 def _a_spore_ability(b: Board, m: Move, notes: list[str]) -> None:

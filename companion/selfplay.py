@@ -211,7 +211,7 @@ class BotTable:
         return self.game.position
 
     def play(self, move: dict[str, Any]) -> Event:
-        if move["action"] in ("place", "give", "buy") and self.fill_choices and hasattr(self.bot, "choose"):
+        if move["action"] in ("place", "give", "buy", "remove") and self.fill_choices and hasattr(self.bot, "choose"):
             move = self.bot.choose(self.position, self.edition, move)   # every player's own choices
         ev = self.game.play(move)
         if self.check_invariants:

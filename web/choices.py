@@ -1,7 +1,8 @@
 """The players' choices a move waits for (rulebook 7.c "of their choice"; 5, above the cap).
 
 ``state.choices`` (``/api/state``) shows the open prompt: the waiting move, and per player
-and kind (``asked[i]``) the player, ``kind`` (``gain`` or ``discard``), ``count``, the
+and kind (``asked[i]``) the player, ``kind`` (``gain``, ``discard`` or ``pay``: the cubes a
+removal costs, 4.c), ``count``, the
 ``colors`` offered, ``why`` (a list), and the ``answer`` once given.  Each player answers on their own tablet;
 a player whose tablet is away can be answered for from another one, which the request must
 confirm (``confirm_other``), so nobody answers for someone else by a mis-tap.
@@ -26,7 +27,7 @@ def _session():
 @bp.post("/choose")
 @auth.table_input()
 def choose():
-    """``{"id": prompt id, "player": "orange", "kind"?: "gain" | "discard", "colors": ["pink",
+    """``{"id": prompt id, "player": "orange", "kind"?: "gain" | "discard" | "pay", "colors": ["pink",
     "white"], "seat": "blue" | null, "confirm_other"?: bool}``: the player's cubes, one colour
     per cube, for all their entries of ``kind`` (``state.choices.asked`` groups them).
 
@@ -41,8 +42,8 @@ def choose():
     player, kind, colors, seat = doc.get("player"), doc.get("kind", "gain"), doc.get("colors"), doc.get("seat")
     if not isinstance(player, str):
         raise ApiError(400, "bad_choice", "player: the colour of the player who chooses")
-    if kind not in ("gain", "discard"):
-        raise ApiError(400, "bad_choice", "kind: gain or discard")
+    if kind not in ("gain", "discard", "pay"):
+        raise ApiError(400, "bad_choice", "kind: gain, discard or pay")
     if not (isinstance(colors, list) and all(isinstance(c, str) for c in colors)):
         raise ApiError(400, "bad_choice", "colors: one nutrient colour per cube, e.g. [\"pink\", \"white\"]")
     if seat is not None and not isinstance(seat, str):

@@ -357,8 +357,9 @@ class SimulatedTable:
 
     def _answer_choices(self) -> None:
         """Each simulated player answers the dashboard's prompt on their own tablet with the
-        colours they picked in the truth's move (``choose``, ``drop``), else the default
-        reading (the colours they hold fewest of; for a discard the most plentiful)."""
+        colours they picked in the truth's move (``choose``, ``drop``, a removal's ``pay``),
+        else the default reading (the colours they hold fewest of; for a discard or a
+        payment the most plentiful)."""
         s = self.session
         p = s.choices
         truth = self._truth_event.move if self._truth_event else {}
@@ -390,6 +391,8 @@ class SimulatedTable:
                         c = max(allowed, key=lambda k: held.get(k, 0))
                         held[c] -= 1
                         got.append(c)
+                elif g["kind"] == "pay":
+                    got = self._paid(truth, who, n)
                 else:
                     queue, got = queues.setdefault(who, []), []
                     while queue and len(got) < n:
@@ -406,6 +409,12 @@ class SimulatedTable:
             s.choose(p.id, who, colors, g["kind"])
             if s.choices is not p:
                 return
+
+    def _paid(self, truth: dict[str, Any], who: str, n: int) -> list[str]:
+        """The ``n`` cubes ``who`` paid for the truth's removal (4.c), one colour per cube:
+        its ``pay``, else the rules' default (the largest stacks)."""
+        pay = truth.get("pay") or economy.any_payment(self.session.position.nutrients[who], n) or {}
+        return [k for k, v in pay.items() for _ in range(v)]
 
     def _returned(self, who: str) -> dict[str, int]:
         """Cubes ``who`` discarded above the cap in the truth's last move, by colour in the

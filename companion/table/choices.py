@@ -3,20 +3,26 @@
 Rulebook 7.c (Forest Communication): "all players gain 2 nutrients of their choice"; the
 engine says whom to ask with :func:`companion.rules.choices_needed` (each entry
 ``{"player", "kind", "count", "colors", "why"}``; ``kind`` ``"gain"`` picks ``count`` cubes
-among ``colors``, ``"discard"`` returns ``count`` cubes above the cap, rulebook 5).  The table
-cannot guess what each player would take, so :class:`ChoicePrompt` holds the move until every
-entry is answered, then the move is committed with the answers in its ``choose`` and ``drop``
-fields (``docs/position.md``): the log keeps exactly what was chosen.
+among ``colors``, ``"discard"`` returns ``count`` cubes above the cap, rulebook 5, ``"pay"``
+the ``count`` cubes a removal costs, 4.c "any 1 nutrient").  The table cannot guess what each
+player would take, so :class:`ChoicePrompt` holds the move until every entry is answered, then
+the move is committed with the answers in its ``choose``, ``drop`` and ``pay`` fields
+(``docs/position.md``): the log keeps exactly what was chosen.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from companion.wording import and_list
+
+
+_REMOVAL_WHY = re.compile(r"^(?P<name>\w+): the (?:tile|rock) at (?P<at>\S+) \(4\.c\)$")
+"""The ``why`` of a removal's ``pay`` entry (:func:`companion.rules.choices_needed`)."""
 
 
 class ChoiceError(ValueError):
@@ -66,7 +72,8 @@ class ChoicePrompt:
             g["count"] += a["count"]
             g["parts"].append({"why": a["why"], "count": a["count"], "colors": list(a["colors"])})
             g["colors"] += [c for c in a["colors"] if c not in g["colors"]]
-            g["why"].append(a["why"] if a["count"] == 1 else f"{a['why']} ({a['count']})")
+            # "(3)": three cubes for one reason; a removal's reason already says what the cubes pay for
+            g["why"].append(a["why"] if a["count"] == 1 or a["kind"] == "pay" else f"{a['why']} ({a['count']})")
             g["index"].append(i)
         for g in out.values():
             idx = g.pop("index")
@@ -128,8 +135,9 @@ class ChoicePrompt:
 
     def final_move(self) -> dict[str, Any]:
         """The move with every answer written in: gains in ``choose`` (per player, after any
-        colours the move already named), discards in ``drop``.  Unanswered entries are left
-        out (the move then says what the engine's default reading would give them)."""
+        colours the move already named), discards in ``drop``, a removal's cubes in ``pay``.
+        Unanswered entries are left out (the move then says what the engine's default reading
+        would give them)."""
         move = dict(self.move)
         choose = move.get("choose", [])
         if not isinstance(choose, dict):
@@ -144,6 +152,8 @@ class ChoicePrompt:
                 d = Counter(drop.get(a["player"], {}))
                 d.update(colors)
                 drop[a["player"]] = dict(d)
+            elif a["kind"] == "pay":
+                move["pay"] = dict(Counter(colors))
             else:
                 choose.setdefault(a["player"], []).extend(colors)
         if choose:
@@ -159,11 +169,15 @@ class ChoicePrompt:
         return f"{self.reasons()}: waiting for {and_list(list(who))} to choose" + (f" {where}" if where else "")
 
     def reasons(self) -> str:
-        """Why the move waits, in words: "mycorrhizae with trees A and B, cap of 8 nutrients"."""
+        """Why the move waits, in words: "mycorrhizae with trees A and B, cap of 8 nutrients",
+        "Mycophages at E4"."""
         whys: list[str] = []
         trees: list[str] = []
         for a in self.asked:   # "mycorrhiza with tree A" x3 reads "mycorrhizae with trees A, B and C"
-            if a["why"].startswith("mycorrhiza with tree "):
+            paid = _REMOVAL_WHY.match(a["why"]) if a["kind"] == "pay" else None
+            if paid:   # "Mycophages: the tile at E4 (4.c)" reads "Mycophages at E4"
+                whys.append(f"{paid['name']} at {paid['at']}")
+            elif a["why"].startswith("mycorrhiza with tree "):
                 trees.append(a["why"].rsplit(" ", 1)[-1])
                 if "mycorrhiza" not in whys:
                     whys.append("mycorrhiza")

@@ -162,7 +162,9 @@ def candidate_moves(pos: Position, edition: Edition, diff: set[Hex]) -> list[dic
                 seen.add(to)
                 out.append(m)
     if "remove" not in taken:
-        out += [m for m in movegen.removals(b, p) if Hex(*m["at"]) in diff]
+        # The camera cannot see which cubes went back to the supply (4.c "any 1 nutrient"):
+        # the removal names none, so the table asks the player (docs/rules.md).
+        out += [{k: v for k, v in m.items() if k != "pay"} for m in movegen.removals(b, p) if Hex(*m["at"]) in diff]
     if not taken:
         spore = pos.spores.get(p)
         if spore is not None and not spore.used and spore.at is not None:

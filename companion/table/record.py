@@ -94,7 +94,7 @@ class Recorder:
     def input(self, item: dict[str, Any]) -> None:
         """A table input from the dashboard: ``{"input": "move", "move": {...}}``, ``undo``,
         ``answer``, ``correct``, ``clear_illegal``, ``new_game``, ``choose`` (``player``,
-        ``choice``: gain or discard, ``colors``) or ``withdraw_choices``."""
+        ``choice``: gain, discard or pay, ``colors``) or ``withdraw_choices``."""
         self._write({"kind": "input", **item})
 
     def logged(self, seq: int, kind: str, payload: dict[str, Any]) -> None:

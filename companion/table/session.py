@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from companion.rules import REASONS, IllegalMove, Verdict, choices_needed
 from companion.table.choices import ChoiceError, ChoicePrompt
 from companion.setup import GameConfig, new_game
 from companion.setup_steps import player_setup_task, setup_steps
+from companion.wording import and_list
 
 ACTION_SLOTS = {"place": "place or discard a tile", "move": "move the meeple", "remove": "remove a tile or rock",
                 "spore": "use the spore ability", "give": "give a nutrient", "buy": "buy a mushroom card"}
@@ -142,9 +144,10 @@ class TableSession:
                 self.feedback("illegal")
                 return verdict
             asked = choices_needed(self.position, m, self.edition)
-            # Gains first: what goes back above the cap (5) depends on the cubes chosen, so
-            # it is asked once they are known (ChoicePrompt.final_move, then choose()).
-            asked = [a for a in asked if a["kind"] == "gain"] or asked
+            # Gains (and a removal's cubes, 4.c) first: what goes back above the cap (5)
+            # depends on the cubes chosen, so it is asked once they are known
+            # (ChoicePrompt.final_move, then choose()).
+            asked = [a for a in asked if a["kind"] != "discard"] or asked
             if asked:
                 # "Of their choice": the move waits until every player asked has chosen.
                 self.choices = ChoicePrompt(m.to_json(), source, asked)
@@ -169,8 +172,9 @@ class TableSession:
 
     def choose(self, prompt_id: str, player: str, colors: list[str], kind: str = "gain",
                by_other: bool = False) -> Event | None:
-        """Answer ``player``'s entries of ``kind`` (``gain`` or ``discard``) in the open
-        :class:`~companion.table.choices.ChoicePrompt` with ``colors`` (one per cube).
+        """Answer ``player``'s entries of ``kind`` (``gain``, ``discard`` or ``pay``) in the open
+        :class:`~companion.table.choices.ChoicePrompt` with ``colors`` (one per cube; a
+        payment names only cubes the player holds).
         ``by_other``: answered from another player's tablet.
 
         When every entry is answered the move is committed with the answers and its event is
@@ -190,7 +194,7 @@ class TableSession:
                 p.answer(player, colors, kind, by_other)
             except ChoiceError as e:
                 raise SessionError(str(e)) from None
-            refused = self._reoffer(p, player)
+            refused = self._unheld_payment(player, colors) if kind == "pay" else self._reoffer(p, player)
             if refused is not None:
                 p.answers, p.by_other = before
                 raise SessionError(refused)
@@ -212,6 +216,16 @@ class TableSession:
             self.bus.publish("choices_done", {"id": p.id, "seq": ev.seq, "by_other": sorted(
                 {p.asked[i]["player"] for i in p.by_other})})
             return ev
+
+    def _unheld_payment(self, player: str, colors: list[str]) -> str | None:
+        """The sentence refusing a payment (4.c) naming more cubes of a colour than ``player``
+        holds, else ``None``."""
+        held = self.position.nutrients[player]
+        short = economy.shortfall(held, dict(Counter(colors)))
+        if not short:
+            return None
+        holds = and_list([f"{v} {k}" for k, v in held.items() if v]) or "no cube"
+        return f"colors: {player} holds {holds}, so cannot pay {and_list([f'{v} {k}' for k, v in Counter(colors).items()])}"
 
     def _reoffer(self, p: ChoicePrompt, player: str) -> str | None:
         """After ``player``'s answer: the players choose in turn order from the active player,

@@ -233,6 +233,7 @@ def test_full_tree_pays_every_marker_owner():
 
 def test_replacing_a_marker_gains_nothing():
     pos, move = green_to_tree(trees={(3, -1): ["orange"] * 4}, hands={"blue": ["P03.G2"], "orange": []})
+    del move["choose"]   # no cube of choice to name
     p = apply(pos, move).position
     assert p.trees[(3, -1)].count("blue") == 1 and p.nutrient_total("blue") == 0
 
@@ -240,6 +241,7 @@ def test_replacing_a_marker_gains_nothing():
 def test_green_continuity_table_rule():
     pos, move = green_to_tree(trees={(3, -1): [None] * 4}, hands={"blue": ["P03.G2"], "orange": []},
                               options={"mycorrhiza_needs_continuity": True})
+    del move["choose"]   # no mycorrhiza, so no cube of choice to name
     assert apply(pos, move).position.trees[(3, -1)] == [None] * 4
 
 

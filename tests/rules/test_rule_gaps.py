@@ -26,7 +26,8 @@ def forest_communication_move(**move_extra):
 
 
 def test_every_player_chooses_the_forest_communication_colours():
-    pos, move = forest_communication_move(choose={"blue": ["pink"] * 6, "orange": ["pink", "white"]})
+    # blue gains 5 cubes of their choice: 3 mycorrhizae (5.b), then 2 for 7.c
+    pos, move = forest_communication_move(choose={"blue": ["pink"] * 5, "orange": ["pink", "white"]})
     out = apply(pos, move)
     assert "forest_communication" in out.position.missions
     # The last tile may also form mycorrhizae: blue's list serves those first, then 7.c.
@@ -36,7 +37,7 @@ def test_every_player_chooses_the_forest_communication_colours():
 
 
 def test_unnamed_players_are_asked_and_get_the_default_meanwhile():
-    pos, move = forest_communication_move(choose=["yellow"] * 6)   # a list: the mover's own choice
+    pos, move = forest_communication_move(choose=["yellow"] * 5)   # a list: the mover's own choice
     asked = choices_needed(pos, move)
     fc = [(a["player"], a["kind"], a["count"]) for a in asked if a["why"] == "Forest Communication"]
     assert fc == [("orange", "gain", 2)]

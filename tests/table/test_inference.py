@@ -47,14 +47,19 @@ def test_the_answer_commits_the_rock_and_its_removal(tmp_path):
     choices = replay(CASE, tmp_path / "probe.sqlite3").stdout
     pick = next(line for line in choices.splitlines() if line.startswith("[?]"))
     rock_choice = 1 if pick.index("1) blue removes the tile") < pick.index("2) blue places a rock") else 0
+    truth = json.loads((CASE / "truth.json").read_text())["truth_moves"]
+    paid = [c for c, n in truth[1]["pay"].items() for _ in range(n)]
     with open(case / "index.jsonl", "a") as f:
         f.write(json.dumps({"t_ms": 1200, "kind": "input", "input": "answer", "choice": rock_choice}) + "\n")
+        # the camera cannot see which cubes paid for Lichens (4.c): blue picks them on the dashboard
+        f.write(json.dumps({"t_ms": 1300, "kind": "input", "input": "choose", "player": "blue", "choice": "pay",
+                            "colors": paid}) + "\n")
     db = tmp_path / "b.sqlite3"
     r = replay(case, db)
     assert r.returncode == 0, r.stderr
     game = Game.resume(EventLog(db))
-    truth = json.loads((CASE / "truth.json").read_text())["truth_moves"]
     assert [(e.move["action"], e.move["at"]) for e in game.events] == [(m["action"], m["at"]) for m in truth]
+    assert game.events[1].move["pay"] == truth[1]["pay"]
     assert "ROCK" not in game.position.hands["blue"]
     assert sum(game.position.nutrients["blue"].values()) == 1
 
@@ -180,8 +185,14 @@ def test_the_live_loop_asks_when_a_reading_fits_two_positions():
         removed = apply(pos, removals[0], truth.edition).position
         place = movegen.placements(Board(removed, truth.edition), pos.active)
         assert place, "pick a position where a placement follows the removal"
-        sim.show(apply(removed, place[0], truth.edition).position.to_json()["board"])
+        placed = apply(removed, place[0], truth.edition).position.to_json()["board"]
+        sim.show(placed)
         assert s.question is None
+        if s.choices is not None:
+            # the camera cannot see which cubes paid for the removal (4.c): the player picks them
+            assert [a["kind"] for a in s.choices.asked] == ["pay"]
+            s.choose(s.choices.id, pos.active, [c for c, n in removals[0]["pay"].items() for _ in range(n)], "pay")
+            sim.show(placed)     # the still board is read again: the placement follows
         assert [e.move["action"] for e in s.game.events] == ["remove", "place"]
         return
     raise AssertionError("no position with a tile removal and a rock in hand in 40 seeds")
@@ -259,6 +270,10 @@ def test_a_replacement_token_laid_with_the_players_three_actions_is_read():
         t.show(start.to_json()["board"])
         t.show(final.to_json()["board"])
         s = t.session
+        removal = moves[-1]
+        if s.choices is not None:   # which cubes paid for the removal: the player says (4.c)
+            assert [a["kind"] for a in s.choices.asked] == ["pay"]
+            s.choose(s.choices.id, removal["player"], [c for c, n in removal["pay"].items() for _ in range(n)], "pay")
         assert [(e.move["action"], e.move.get("at") or e.move.get("to")) for e in s.game.events] == \
             [(m["action"], m.get("at") or m.get("to")) for m in moves]
         assert position_key(s.position) == position_key(final)

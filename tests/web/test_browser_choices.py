@@ -25,6 +25,18 @@ def unlock(page):
     page.wait_for_function("document.querySelector('#btn-lock').textContent === 'Lock'")
 
 
+def seated_page(context, url: str, color: str, errors: list[str]):
+    """A dashboard page on ``context`` that says it is ``color``'s ("I am Blue", said once on
+    this phone), unlocked; page errors go to ``errors``."""
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("body[data-rendered='1']")
+    page.evaluate(f"window.MycDashboard.setSeat('{color}')")
+    unlock(page)
+    return page
+
+
 def test_forest_communication_waits_for_every_player_in_chromium(browser):
     pos, move = forest_communication_move()
     s = TableSession(Game(pos))
@@ -33,12 +45,7 @@ def test_forest_communication_waits_for_every_player_in_chromium(browser):
     tablet = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     errors = []
     try:
-        blue = phone.new_page()
-        blue.on("pageerror", lambda e: errors.append(str(e)))
-        blue.goto(srv.local_url)
-        blue.wait_for_selector("body[data-rendered='1']")
-        blue.evaluate("window.MycDashboard.setSeat('blue')")       # "I am Blue", said once on this phone
-        unlock(blue)
+        blue = seated_page(phone, srv.local_url, "blue", errors)
         other = tablet.new_page()
         other.on("pageerror", lambda e: errors.append(str(e)))
         other.goto(srv.local_url)

@@ -856,6 +856,12 @@
   function setSeat(c) { try { localStorage.setItem(SEAT_KEY, c); } catch (e) { /* private mode: ask each time */ } }
   const NUT_WORD = { pink: "P pink", yellow: "Y yellow", white: "W white" };
   function colorsWords(cs) { return cs.map(c => c).join(", "); }
+  const VERB = { gain: "choose", discard: "return", pay: "pay" };
+  /** "the tile at E4" from a removal's reason ("Mycophages: the tile at E4 (4.c)"). */
+  function removed(g) { const m = /: (the (?:tile|rock) at \S+) \(4\.c\)$/.exec(g.parts[0].why); return m ? m[1] : "what was removed"; }
+  const cubes = (n) => `${n} cube${n === 1 ? "" : "s"}`;
+  /** How many cubes of each colour ``player`` holds (a payment names only those, 4.c). */
+  function held(player) { const p = S.players.find(x => x.color === player); return p ? p.nutrients : {}; }
 
   function renderChoices() {
     const box = $("#choices-banner");
@@ -870,7 +876,7 @@
       ...p.asked.map(g => g.answer
         ? h("span", { class: "chosen", "data-player": g.player }, chip(g.player), ` ✓ ${colorsWords(g.answer)}`, g.by_other ? " (answered from another tablet)" : "")
         : h("button", { type: "button", class: "small choose" + (g.player === mine ? " mine" : ""), "data-player": g.player,
-            onclick: () => whoAnswers(g) }, chip(g.player), ` ${cap(g.player)}: ${g.kind === "discard" ? "return" : "choose"} ${g.count}…`)),
+            onclick: () => whoAnswers(g) }, chip(g.player), ` ${cap(g.player)}: ${VERB[g.kind] || "choose"} ${g.count}…`)),
       h("button", { type: "button", class: "small", id: "choices-withdraw", onclick: withdrawChoices }, "Withdraw move"));
     box.hidden = false;
     // the chooser follows the prompt: closed when it is answered elsewhere or gone
@@ -899,7 +905,7 @@
     const mine = seat(), who = cap(g.player);
     if (mine === g.player) return chooser(g, false);
     if (!mine) {
-      return openDialog(`Is this ${who}'s tablet?`, [h("p", {}, `${who} chooses ${g.count} nutrient${g.count === 1 ? "" : "s"}: ${g.why.join("; ")}.`)],
+      return openDialog(`Is this ${who}'s tablet?`, [h("p", {}, `${who} ${g.kind === "pay" ? "pays" : "chooses"} ${g.count} nutrient${g.count === 1 ? "" : "s"}: ${g.why.join("; ")}.`)],
         [{ label: `I am ${who}`, primary: true, id: "seat-me", onclick: () => { setSeat(g.player); chooser(g, false); } },
          { label: `Answer for ${who} (their tablet is away)`, id: "answer-other", onclick: () => chooser(g, true) }]);
     }
@@ -931,18 +937,23 @@
       }
       ok.disabled = !sections.every(sec => sec.picked.length === sec.count);
     };
-    const body = [h("p", { class: "detail" }, g.kind === "discard" ? "Above the cap of 8: tap the cubes to return." : "Tap a colour once per cube.")];
+    const detail = { discard: "Above the cap of 8: tap the cubes to return.",
+      pay: `Pay ${cubes(g.count)} for removing ${removed(g)}: tap the cubes that go back to the supply.` }[g.kind] || "Tap a colour once per cube.";
+    const body = [h("p", { class: "detail" }, detail)];
+    const most = g.kind === "pay" ? held(g.player) : null;   // never more cubes of a colour than are held
     for (const sec of sections) {
       sec.left = h("span", { class: "left" });
       sec.row = h("div", { class: "choices nutpick" }, ...sec.colors.map(c => h("button", { type: "button", class: "nut " + c, "data-color": c,
-        onclick: () => { if (sec.picked.length < sec.count) sec.picked.push(c); draw(); } }, NUT_WORD[c] || c, " ", h("b", {}, "0"))),
+        onclick: () => { if (sec.picked.length < sec.count && (!most || sec.picked.filter(x => x === c).length < (most[c] || 0))) sec.picked.push(c); draw(); } },
+        NUT_WORD[c] || c, " ", h("b", {}, "0"))),
         h("button", { type: "button", class: "clear", onclick: () => { sec.picked = []; draw(); } }, "Clear"));
       body.push(h("div", { class: "choice-section" }, h("label", {}, `${sec.why.join(", ")}: ${sec.count} cube${sec.count === 1 ? "" : "s"} `, sec.left), sec.row));
     }
     const form = h("div", { id: "choice-form", "data-player": g.player, "data-kind": g.kind, "data-prompt": S.choices.id,
       "data-offer": offerKey(g) }, ...body);
     const who = cap(g.player);
-    openDialog(`${who}: ${g.kind === "discard" ? "return" : "choose"} ${g.count} nutrient${g.count === 1 ? "" : "s"}` + (other ? ` (for ${who})` : ""), [form], []);
+    const title = g.kind === "pay" ? `pay ${cubes(g.count)} for removing ${removed(g)}` : `${VERB[g.kind] || "choose"} ${g.count} nutrient${g.count === 1 ? "" : "s"}`;
+    openDialog(`${who}: ${title}` + (other ? ` (for ${who})` : ""), [form], []);
     $("#dlg-buttons").prepend(ok);
     ok.onclick = () => send("choose", { id: S.choices.id, player: g.player, kind: g.kind, colors: sections.flatMap(sec => sec.picked),
       seat: seat(), confirm_other: !!other }, `${who}'s choice is in.`);
