@@ -829,6 +829,8 @@ class BoardReader:
             s = order[i]
             if readings[s].reason:
                 continue  # glare explains it already
+            if (near[s] >= 0 or (skirt is not None and skirt[i])) and self._greyed_only(readings[s], glared, s):
+                continue  # a rock beside glare, not beside an object: it stands
             if committed is not None:
                 readings[s] = replace(committed[s], doubt=None)
             r = readings[s]
@@ -839,6 +841,16 @@ class BoardReader:
             else:
                 r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
+
+    @staticmethod
+    def _greyed_only(reading: SpaceReading, glared: np.ndarray | None, s: int) -> bool:
+        """Whether ``reading`` (space ``s``) joined a covered region only as a rock under the
+        glare spot (``glared``, bool (S,)): read as a rock there and fitting it as well as a clean
+        neighbour must (:data:`companion.vision.covered.GROW_FIT`)
+        (:func:`companion.vision.covered.glare_greyed`).  Such a rock is covered with an object
+        beside it, but beside the lamp's own glare it is the rock it looks like."""
+        return (glared is not None and bool(glared[s]) and reading.kind == "rock" and reading.fit is not None
+                and grow_margin(reading.fit, "rock") >= 0)
 
     def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
                       rows: np.ndarray | None = None) -> list[SpaceReading]:
