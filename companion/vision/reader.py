@@ -824,13 +824,17 @@ class BoardReader:
         order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
         at = np.zeros(len(readings), bool)
         at[[order[i] for i in np.flatnonzero(covered)]] = True
-        near = glare_regions(at & ~np.array([bool(r.reason) for r in readings]), clipped, self.geo.spaces)
+        greyed = np.array([self._greyed_only(r, glared, s) for s, r in enumerate(readings)], bool)
+        # a greyed rock bridges no object to the lamp's glare: it only follows its neighbours
+        near = glare_regions(at & ~greyed & ~np.array([bool(r.reason) for r in readings]), clipped, self.geo.spaces)
+        later = []
         for i in np.flatnonzero(covered):
             s = order[i]
             if readings[s].reason:
                 continue  # glare explains it already
-            if (near[s] >= 0 or (skirt is not None and skirt[i])) and self._greyed_only(readings[s], glared, s):
-                continue  # a rock beside glare, not beside an object: it stands
+            if greyed[s]:
+                later.append(s)
+                continue
             if committed is not None:
                 readings[s] = replace(committed[s], doubt=None)
             r = readings[s]
@@ -841,6 +845,29 @@ class BoardReader:
             else:
                 r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
+        while later:  # a rock beside a greyed rock found covered follows it
+            left = [s for s in later if not self._mark_greyed(readings, s, committed, glared)]
+            if len(left) == len(later):
+                break
+            later = left
+
+    def _mark_greyed(self, readings: list[SpaceReading], s: int, committed: list[SpaceReading] | None,
+                     glared: np.ndarray | None) -> bool:
+        """A rock under the glare spot that joined a covered region only as such
+        (:meth:`_greyed_only`) is covered when a neighbour is something that may cover the board
+        (:func:`~companion.vision.covered.is_covered_reason`): beside an object it may be the
+        object's surface greyed by the reflection.  Beside the lamp's own glare alone it is the
+        rock it looks like, and stands.  Returns whether it was found covered."""
+        where = {h: i for i, h in enumerate(self.geo.spaces)}
+        q, r = self.geo.spaces[s]
+        beside = [where[(q + dq, r + dr)] for dq, dr in DIRECTIONS if (q + dq, r + dr) in where]
+        if not any(is_covered_reason(readings[j].reason) for j in beside):
+            return False
+        if committed is not None:
+            readings[s] = replace(committed[s], doubt=None)
+        readings[s].reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
+        readings[s].confidence = 0.0
+        return True
 
     @staticmethod
     def _greyed_only(reading: SpaceReading, glared: np.ndarray | None, s: int) -> bool:
