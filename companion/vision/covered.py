@@ -83,7 +83,7 @@ KIND_MIN_SPACES = 3
 
 def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, int]], skip: np.ndarray | None = None,
                    no_seed: np.ndarray | None = None, offset: float = 0.0,
-                   grow_offsets: dict[str, float] | None = None) -> np.ndarray:
+                   grow_offsets: dict[str, float] | None = None, greyed: np.ndarray | None = None) -> np.ndarray:
     """bool (S,): the spaces something covers.
 
     ``fit``: float (S,) score of the piece read on each space (NaN where a reading was decided
@@ -96,7 +96,9 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     <= 0: how much worse the frame's pieces fit than those the floors were measured on).
     ``grow_offsets``: per kind, the offset of :data:`GROW_FIT` instead (:func:`kind_offsets`: a
     frame whose pieces fit better than the tuning styles' grows into the neighbours that fit
-    worse than its own pieces of that kind, as an object's rim does).
+    worse than its own pieces of that kind, as an object's rim does).  ``greyed``: bool (S,)
+    spaces grown into whatever they score, never seeds (:func:`glare_greyed`: a rock under a
+    glare spot, which added light fakes from any dark surface).
     """
     fit = np.asarray(fit, np.float64)
     ok = ~np.isnan(fit) if skip is None else ~np.isnan(fit) & ~np.asarray(skip, bool)
@@ -108,6 +110,8 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
     with np.errstate(invalid="ignore"):
         seeds = ok & (fit < seed_at)
         weak = ok & (fit < grow_at)
+    if greyed is not None:
+        weak |= ok & np.asarray(greyed, bool)
     if no_seed is not None:
         seeds &= ~np.asarray(no_seed, bool)
     out = seeds.copy()
@@ -123,6 +127,26 @@ def covered_spaces(fit: np.ndarray, kinds: list[str], spaces: list[tuple[int, in
                 out[j] = True
                 todo.append(j)
     return out
+
+
+GREYED_KINDS = ("rock",)
+"""Kinds read as one even grey over the whole space: what a lamp's reflection makes of any dark
+surface (a phone's glass, a mug's coffee, a dark sleeve) under its spot (:func:`glare_greyed`)."""
+
+
+def glare_greyed(kinds: list[str], glared: np.ndarray) -> np.ndarray:
+    """bool (S,): the spaces read as one of :data:`GREYED_KINDS` under a glare spot (``glared``,
+    bool (S,): lifted by the fitted spot, :meth:`companion.vision.reader.BoardReader._glared`).
+
+    A reflection adds the lamp's light, the same in every channel once white-balanced, so it
+    turns any dark surface under it toward an even light grey: a rock's colour.  The spot fitted
+    to the frame is fitted to the reading, which already calls that surface a rock, so it takes
+    off too little there and the rock fits as well as a printed one (a mug's coffee under
+    ``glare 90`` scored -1.7 to -2.1, a clean rock's median is -1.84).  Such a rock says nothing
+    against an object: joined to spaces something covers it is covered too
+    (:func:`covered_spaces`); elsewhere it stands."""
+    rock = np.array([k in GREYED_KINDS for k in kinds], bool)
+    return rock & np.asarray(glared, bool)
 
 
 SPOT_EXPLAINS = 0.75

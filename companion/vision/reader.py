@@ -26,7 +26,7 @@ from companion.vision import layout as L
 from companion.vision.change import CHANGE_FRACTION, CHANGE_LEVEL, changed_groups, channel_max
 from companion.vision.check import check_frame
 from companion.vision.covered import (SKIRT_VEILS, covered_reason, covered_spaces, fits, frame_offset, glare_explains,
-                                      grow_margin, is_covered_reason, kind_offsets, spot_explains)
+                                      glare_greyed, grow_margin, is_covered_reason, kind_offsets, spot_explains)
 from companion.vision.classify import SpaceReading, TileCandidates, classify, hypothesis_words, open_candidates, tile_candidates, tile_candidates_one
 from companion.vision.errors import UnreadableImageError
 from companion.vision.glare import (SATURATED, alternative_classes, clipped_log_likelihood, expected_classes, fit_veil_from_readings,
@@ -366,7 +366,7 @@ class BoardReader:
         stand = may_stand(whole)  # a meeple never stands on a substrate, rock or tree
         under_object = np.zeros(len(stand), bool)
         owner_all, mconf_all = assign_meeples(evidence, doubtful=glared, may_stand=stand)
-        covered = self._covered(readings, rows, whole, clipped, no_seed=owner_all[rows] >= 0)
+        covered = self._covered(readings, rows, whole, clipped, no_seed=owner_all[rows] >= 0, veil=veil)
         if covered.any():
             # what shows over a covered space is the object, and any meeple may stand under it:
             # just under what places a meeple, so none is placed there, and none elsewhere wins
@@ -698,7 +698,7 @@ class BoardReader:
                                                   hidden=self._hidden_core(reg), clipped=clipped,
                                                   profiles=lambda idx: self.spore_profiles(frame, reg, bgr, idx))
         else:
-            covered = self._covered(readings, np.arange(len(readings)), readings, clipped)
+            covered = self._covered(readings, np.arange(len(readings)), readings, clipped, veil=veil)
         if veil is not None:
             # what a space shows under the spot is mostly the lamp's reflection: less sure
             level = veil[:len(self._space_pts)].reshape(len(readings), -1).mean(1)
@@ -726,16 +726,21 @@ class BoardReader:
         return np.array([s for s, h in enumerate(self.geo.spaces) if why.get(f"{h[0]},{h[1]}")], np.int64)
 
     def _covered(self, readings: list[SpaceReading], rows: np.ndarray, whole: list[SpaceReading],
-                 clipped: np.ndarray | None, no_seed: np.ndarray | None = None) -> np.ndarray:
+                 clipped: np.ndarray | None, no_seed: np.ndarray | None = None,
+                 veil: np.ndarray | None = None) -> np.ndarray:
         """bool (n,) which of ``readings`` (those of the spaces ``rows``, int (n,)) something
         covers (:func:`companion.vision.covered.covered_spaces`), against the floors lowered by
         the frame's own level of fit taken over ``whole`` (every space: :func:`_whole`).
         ``clipped``: bool (n,) spaces the camera clipped; ``no_seed``: bool (n,) spaces where a
-        meeple was seen."""
+        meeple was seen; ``veil``: float32 (N, 3) the fitted glare spot (linear levels) or
+        ``None``: a rock under it joined to a covered space is covered too
+        (:func:`companion.vision.covered.glare_greyed`)."""
         every = [r.kind for r in whole]
         offset = frame_offset(fits(whole), every)
-        return covered_spaces(fits(readings), [r.kind for r in readings], [self.geo.spaces[int(s)] for s in rows],
-                              clipped, no_seed=no_seed, offset=offset, grow_offsets=kind_offsets(fits(whole), every, offset))
+        kinds = [r.kind for r in readings]
+        greyed = glare_greyed(kinds, self._glared(veil)[np.asarray(rows, np.int64)])
+        return covered_spaces(fits(readings), kinds, [self.geo.spaces[int(s)] for s in rows], clipped, no_seed=no_seed,
+                              offset=offset, grow_offsets=kind_offsets(fits(whole), every, offset), greyed=greyed)
 
     def _glare_skirt(self, bgr: np.ndarray, reg: Registration, veil: np.ndarray | None, readings: list[SpaceReading],
                      rows: np.ndarray, covered: np.ndarray, whole: list[SpaceReading], cands: TileCandidates) -> np.ndarray:
@@ -819,11 +824,17 @@ class BoardReader:
         order = list(range(len(readings))) if rows is None else [int(s) for s in rows]
         at = np.zeros(len(readings), bool)
         at[[order[i] for i in np.flatnonzero(covered)]] = True
-        near = glare_regions(at & ~np.array([bool(r.reason) for r in readings]), clipped, self.geo.spaces)
+        greyed = np.array([self._greyed_only(r, glared, s) for s, r in enumerate(readings)], bool)
+        # a greyed rock bridges no object to the lamp's glare: it only follows its neighbours
+        near = glare_regions(at & ~greyed & ~np.array([bool(r.reason) for r in readings]), clipped, self.geo.spaces)
+        later = []
         for i in np.flatnonzero(covered):
             s = order[i]
             if readings[s].reason:
                 continue  # glare explains it already
+            if greyed[s]:
+                later.append(s)
+                continue
             if committed is not None:
                 readings[s] = replace(committed[s], doubt=None)
             r = readings[s]
@@ -834,6 +845,39 @@ class BoardReader:
             else:
                 r.reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
             r.confidence = 0.0
+        while later:  # a rock beside a greyed rock found covered follows it
+            left = [s for s in later if not self._mark_greyed(readings, s, committed, glared)]
+            if len(left) == len(later):
+                break
+            later = left
+
+    def _mark_greyed(self, readings: list[SpaceReading], s: int, committed: list[SpaceReading] | None,
+                     glared: np.ndarray | None) -> bool:
+        """A rock under the glare spot that joined a covered region only as such
+        (:meth:`_greyed_only`) is covered when a neighbour is something that may cover the board
+        (:func:`~companion.vision.covered.is_covered_reason`): beside an object it may be the
+        object's surface greyed by the reflection.  Beside the lamp's own glare alone it is the
+        rock it looks like, and stands.  Returns whether it was found covered."""
+        where = {h: i for i, h in enumerate(self.geo.spaces)}
+        q, r = self.geo.spaces[s]
+        beside = [where[(q + dq, r + dr)] for dq, dr in DIRECTIONS if (q + dq, r + dr) in where]
+        if not any(is_covered_reason(readings[j].reason) for j in beside):
+            return False
+        if committed is not None:
+            readings[s] = replace(committed[s], doubt=None)
+        readings[s].reason = covered_reason(self.label(self.geo.spaces[s]), glare=glared is not None and bool(glared[s]))
+        readings[s].confidence = 0.0
+        return True
+
+    @staticmethod
+    def _greyed_only(reading: SpaceReading, glared: np.ndarray | None, s: int) -> bool:
+        """Whether ``reading`` (space ``s``) joined a covered region only as a rock under the
+        glare spot (``glared``, bool (S,)): read as a rock there and fitting it as well as a clean
+        neighbour must (:data:`companion.vision.covered.GROW_FIT`)
+        (:func:`companion.vision.covered.glare_greyed`).  Such a rock is covered with an object
+        beside it, but beside the lamp's own glare it is the rock it looks like."""
+        return (glared is not None and bool(glared[s]) and reading.kind == "rock" and reading.fit is not None
+                and grow_margin(reading.fit, "rock") >= 0)
 
     def _unveil_rocks(self, seen: np.ndarray, white: np.ndarray, readings: list[SpaceReading],
                       rows: np.ndarray | None = None) -> list[SpaceReading]:
@@ -906,7 +950,7 @@ class BoardReader:
             if len(homes):
                 return self._read_changes(bgr, reg, cands, previous, np.union1d(rows, homes).astype(rows.dtype), frame, again)
         else:
-            covered = self._covered(new, rows, _whole(new, rows, old), clipped_rows)
+            covered = self._covered(new, rows, _whole(new, rows, old), clipped_rows, veil=veil)
         readings = list(old)
         for i, s in enumerate(rows):
             r = new[i]
