@@ -41,6 +41,10 @@ takes a purchase only once a tile is placed or discarded (Turn Sequence Summary 
 ``must_place_or_discard``)."""
 
 
+WAITS = ", but the suggestion waits"
+"""What a card plan adds to an affordable card the suggested turn does not buy; why follows."""
+
+
 @dataclass
 class CardPlan:
     """What ``player`` still needs for ``card``, step by step, and whether the hint's
@@ -63,12 +67,18 @@ class CardPlan:
     wait: str | None = None
 
     def status(self) -> str | None:
-        """An affordable card's state in words: "can be bought now", "can be bought after you
-        place or discard a tile", or "cannot be bought this turn" (the engine refuses, ``wait``
-        says why); ``None`` for a card still to afford (its ``steps`` say what is missing)."""
+        """An affordable card's state in words: "can be bought now" only for the card the
+        suggested turn buys now (:attr:`can_buy`), "affordable now, but the suggestion waits"
+        for one the rules take now and the suggested turn does not buy, "can be bought after
+        you place or discard a tile" (with ", but the suggestion waits" when the suggested turn
+        does not buy it), or "cannot be bought this turn" (the engine refuses); ``wait`` says
+        why it waits.  ``None`` for a card still to afford (its ``steps`` say what is missing);
+        docs/rules.md "Hints"."""
         if self.when is None:
             return "cannot be bought this turn" if self.wait else None
-        return {"now": "can be bought now", "after_placement": AFTER_PLACEMENT}[self.when]
+        if self.wait is None:
+            return {"now": "can be bought now", "after_placement": AFTER_PLACEMENT}[self.when]
+        return {"now": "affordable now", "after_placement": AFTER_PLACEMENT}[self.when] + WAITS
 
     def in_words(self) -> str:
         """The card's line of the hint: its :meth:`status` and why the suggestion waits, or
@@ -76,7 +86,7 @@ class CardPlan:
         state = self.status()
         if state is None:
             return "; ".join(self.steps)
-        return f"{state}, but the suggestion waits: {self.wait}" if self.wait else state
+        return f"{state}: {self.wait}" if self.wait else state
 
     def to_json(self) -> dict[str, Any]:
         return {"card": self.card, "name": self.name, "vp": self.vp, "can_buy": self.can_buy, "when": self.when,
@@ -121,9 +131,17 @@ def turn_ahead(pos: Position, ed: Edition, bot: GreedyBot, first: dict[str, Any]
     return TurnAhead(moves, at)
 
 
-def _clause(message: str) -> str:
-    """An engine message ("You may buy 1 mushroom card(s) per turn.") as a clause."""
+def _clause(message: str, names: list[str] | tuple[str, ...] = ()) -> str:
+    """An engine message ("You may buy 1 mushroom card(s) per turn.") as a clause; one that
+    opens with one of ``names`` (a card's printed name) keeps its capital."""
+    if any(message.startswith(n) for n in names):
+        return message.rstrip(".")
     return (message[:1].lower() + message[1:]).rstrip(".")
+
+
+def _card_names(ed: Edition) -> list[str]:
+    """The cards' printed names: an engine message opening with one keeps it as printed."""
+    return [c.name for c in ed.cards.values()]
 
 
 def _when(pos: Position, ed: Edition, player: str, card: str) -> tuple[str | None, str | None]:
@@ -135,7 +153,7 @@ def _when(pos: Position, ed: Edition, player: str, card: str) -> tuple[str | Non
         return "now", None
     if verdict.reason == "must_place_or_discard":
         return "after_placement", None
-    return None, _clause(verdict.message)
+    return None, _clause(verdict.message, _card_names(ed))
 
 
 def _wait(ed: Edition, bot: GreedyBot, turn: TurnAhead, player: str, card: str) -> str | None:
@@ -147,15 +165,16 @@ def _wait(ed: Edition, bot: GreedyBot, turn: TurnAhead, player: str, card: str) 
         return None
     if any(m["action"] == "spore_ability" for m in turn.moves):
         return "the suggested spore ability ends the turn (4.d)"
-    buys, why = bot.purchase_verdict(turn.last, ed, player, card)
-    if not buys and turn.moves and not can_buy(turn.last, ed, player, card).can_buy:
-        return f"after the suggested actions it is no longer affordable: {_clause(why)}"
-    if not buys:
-        return _clause(why)
-    if turn.bought is not None:
+    if turn.bought is not None:   # the card it buys is the reason, whatever the bot thinks of this one
         other = ed.cards[turn.bought]
         one = " (one mushroom card a turn)" if option(turn.last.options, "max_purchases_per_turn") == 1 else ""
         return f"the suggestion buys {other.name} ({turn.bought}, {other.vp} VP) this turn instead{one}"
+    buys, why = bot.purchase_verdict(turn.last, ed, player, card)
+    names = _card_names(ed)
+    if not buys and turn.moves and not can_buy(turn.last, ed, player, card).can_buy:
+        return f"after the suggested actions it is no longer affordable: {_clause(why, names)}"
+    if not buys:
+        return _clause(why, names)
     return "the suggested turn ends before the purchase"
 
 

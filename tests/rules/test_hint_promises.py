@@ -51,7 +51,7 @@ def test_an_affordable_card_the_bot_keeps_for_forest_communication_says_why_it_w
     assert not plan.can_buy and plan.when == "now" and plan.steps == []
     assert plan.wait == ("it would pay away a three-way green tile, which the team's Forest Communication "
                          "network needs (7.c)")
-    assert plan.in_words() == f"can be bought now, but the suggestion waits: {plan.wait}"
+    assert plan.in_words() == f"affordable now, but the suggestion waits: {plan.wait}"
     assert h.move is None or h.move["action"] != "buy"
     assert GreedyBot(random.Random(0)).purchase_verdict(pos, ED, "blue", "a01") == (False, plan.wait)
 
@@ -115,7 +115,7 @@ def test_the_command_says_when_each_card_can_be_bought(tmp_path, capsys):
     assert f"Amanita muscaria (a01, 2 VP): {AFTER_PLACEMENT}" in text and "can be bought now" not in text
     as_file(_pink_chain(2), path)
     assert main(["hint", "--position", str(path)]) == 0
-    assert "can be bought now, but the suggestion waits: it would pay away a three-way green tile" in capsys.readouterr().out
+    assert "affordable now, but the suggestion waits: it would pay away a three-way green tile" in capsys.readouterr().out
 
 
 def _mid_turn_positions(mode: str, seed: int, turns: int):

@@ -1,0 +1,60 @@
+"""The hint's sentences keep their promises on positions a new user asked about
+(tests/data/hints/README.md): the reason a card waits agrees with the suggested turn, "can be
+bought now" is said only of the card that turn buys (docs/rules.md "Hints"), and a card keeps
+its printed name mid-sentence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.edition import load_edition
+from companion.hints import hint
+from companion.position import Position
+
+ED = load_edition()
+DATA = Path(__file__).resolve().parent.parent / "data" / "hints"
+
+
+def position(name: str) -> Position:
+    return Position.from_json(json.loads((DATA / f"{name}.json").read_text()), ED)
+
+
+@pytest.mark.parametrize("name, bought, others", [("g3_66", "a08", ("b07", "a05")),
+                                                   ("g4_21b", "a04", ("b01", "a07"))])
+def test_a_card_waits_for_the_card_the_suggested_turn_buys(name, bought, others):
+    # one mushroom card a turn (Turn Sequence Summary 2): an affordable card waits because
+    # the suggestion buys another, not because the bot is "one step" from a card it buys now
+    h = hint(position(name), ED)
+    assert h.move["action"] == "buy" and h.move["card"] == bought
+    card = ED.cards[bought]
+    instead = (f"the suggestion buys {card.name} ({bought}, {card.vp} VP) this turn instead "
+               "(one mushroom card a turn)")
+    for other in others:
+        (plan,) = [c for c in h.cards if c.card == other]
+        assert plan.wait == instead
+
+
+@pytest.mark.parametrize("name", ["d1", "g3_66", "g4_21b"])
+def test_can_be_bought_now_is_said_only_of_the_card_the_suggestion_buys(name, tmp_path, capsys):
+    assert main(["hint", "--position", str(DATA / f"{name}.json"), "--json"]) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    now = [c for c in cards if c["status"] == "can be bought now"]
+    assert [c["card"] for c in now] == [c["card"] for c in cards if c["can_buy"]] and len(now) == 1
+    waiting = [c for c in cards if c["when"] == "now" and not c["can_buy"]]
+    assert waiting and all(c["status"] == "affordable now, but the suggestion waits" for c in waiting)
+    assert main(["hint", "--position", str(DATA / f"{name}.json")]) == 0
+    text = capsys.readouterr().out
+    assert text.count("can be bought now") == 1
+    for c in waiting:
+        assert f"{c['name']} ({c['card']}, {c['vp']} VP): affordable now, but the suggestion waits: {c['wait']}" in text
+
+
+def test_a_card_keeps_its_printed_name_mid_sentence(capsys):
+    assert main(["hint", "--position", str(DATA / "g4_49.json")]) == 0
+    text = capsys.readouterr().out
+    assert "no longer affordable: Pleurotus ostreatus needs 2 pink tiles" in text
+    assert "pleurotus ostreatus" not in text
