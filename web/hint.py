@@ -15,6 +15,8 @@ from flask import Blueprint, current_app, jsonify
 
 from companion.options import option
 from companion.rules import check
+from companion.table.choices import _REMOVAL_WHY, ChoicePrompt
+from companion.wording import and_list
 from web.auth import ApiError
 
 bp = Blueprint("hint", __name__, url_prefix="/api")
@@ -30,19 +32,30 @@ def hint_doc(session) -> dict[str, Any]:
     can be bought now or after the placement and why the suggestion waits) and ``seq`` (the bus
     message id it was computed at).
 
+    While a move waits for the players' choices (``session.choices``: every move is refused,
+    409 ``awaiting_choices``) the hint suggests no move: ``text`` says who chooses what
+    (:func:`choices_words`), ``reason`` that the table waits for it, ``cards`` is empty.
+
     Raises :class:`ApiError` 409 ``hints_off`` when the table rule is off and ``game_over``
     after the result.  Computed once per change of the game (the greedy bot's one-ply search
     takes tens of ms), however many tablets ask.
     """
-    from companion.hints import hint
+    from companion.hints import hint, team_goals
 
     with session.lock:
         pos, ed, seq = session.position, session.edition, session.bus.last_id
+        waiting = choices_words(session.choices) if session.choices is not None else None
     if not option(pos.options, "hints"):
         raise ApiError(409, "hints_off", "Hints are off at this table: the table rule 'hints' turns on the "
                                          "\"What can I do?\" button (New game → Table rules).")
     if pos.result is not None:
         raise ApiError(409, "game_over", "The game is over: " + pos.result.get("reason", "") + ".")
+    if waiting is not None:   # every move is refused until the choices are in (awaiting_choices)
+        text, why = waiting
+        return {"player": pos.active, "move": None, "text": text, "cards": [], "goals": team_goals(pos, ed),
+                "reason": (f"{text}: the table waits for these choices ({why}) before the move is played, and "
+                           "nothing else is played meanwhile; then ask again for the next action"),
+                "seq": seq}
     cache = current_app.extensions.setdefault("hint_cache", {})
     with _cache_lock:
         if cache.get("pos") is pos:   # committed positions are never changed: the same object, the same hint
@@ -54,6 +67,27 @@ def hint_doc(session) -> dict[str, Any]:
     with _cache_lock:
         cache.update(pos=pos, doc=doc)
     return doc
+
+
+def choices_words(prompt: ChoicePrompt) -> tuple[str, str]:
+    """``(what, why)`` for a move waiting for the players' choices (docs/rules.md, "What the
+    camera cannot see"): what each player still to answer chooses, "blue chooses which 1
+    cube(s) pay for the removal at E4 (Mycophages, 4.c)", and the prompt's reasons
+    (:meth:`ChoicePrompt.reasons`)."""
+    parts = []
+    for g in prompt.groups():
+        if g["answer"] is not None:
+            continue
+        who, n = g["player"], g["count"]
+        if g["kind"] == "pay":
+            removal = _REMOVAL_WHY.match(g["why"][0])
+            what = f"the removal at {removal['at']} ({removal['name']}, 4.c)" if removal else "the removal (4.c)"
+            parts.append(f"{who} chooses which {n} cube(s) pay for {what}")
+        elif g["kind"] == "discard":
+            parts.append(f"{who} chooses {n} cube(s) to return to the supply ({and_list(g['why'])}, 5)")
+        else:
+            parts.append(f"{who} chooses {n} cube(s) gained for {and_list(g['why'])}")
+    return "; ".join(parts), prompt.reasons()
 
 
 @bp.get("/hint")

@@ -154,3 +154,31 @@ def test_a_substrate_token_due_is_laid_before_the_hint_ends_the_turn(tmp_path, c
     where = load_edition("default").label(tuple(wood["at"]))
     assert out["move"] is None
     assert f"lay the wood substrate token drawn to replace the one at {where} (5.a), then end the turn" in out["reason"]
+
+
+def test_while_a_removal_waits_for_its_cubes_the_hint_says_what_the_table_waits_for():
+    # 4.c "any 1 nutrient": the removal waits uncommitted for blue's pick and every other move
+    # is refused meanwhile (awaiting_choices), so the hint suggests no draw or end of turn
+    from builders import make_position
+
+    from companion.game import Game
+    from companion.table.session import TableSession
+
+    pos = make_position(tiles={(3, 0): "P03"}, nutrients={"blue": {"pink": 1, "yellow": 2}}, options={"hints": True},
+                        hands={"blue": ["P03", "Y03", "G03"], "orange": ["P03", "Y03", "G03"]})
+    s = TableSession(Game(pos))
+    b = Browser(create_app(s, pin=PIN))
+    b.unlock()
+    before = b.get("/api/hint").get_json()
+    assert b.post("/api/move", {"move": {"player": "blue", "action": "remove", "at": [3, 0]}}).get_json()["event"] is None
+    assert s.choices is not None
+    doc = b.get("/api/hint").get_json()
+    assert doc["ok"] and doc["move"] is None and doc["cards"] == []
+    assert doc["text"] == "blue chooses which 1 cube(s) pay for the removal at E8 (Mycophages, 4.c)"
+    assert doc["reason"].startswith(doc["text"] + ": the table waits for these choices (Mycophages at E8)")
+    assert "then ask again for the next action" in doc["reason"]
+    # once blue has chosen, the hint suggests a move again
+    assert b.post("/api/choose", {"id": s.choices.id, "player": "blue", "kind": "pay", "colors": ["pink"],
+                                "seat": "blue"}).get_json()["committed"]
+    after = b.get("/api/hint").get_json()
+    assert after["seq"] > before["seq"] and "chooses" not in after["text"]
