@@ -396,18 +396,15 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot,
         notes = apply(pos, move, ed).notes
     except IllegalMove as e:   # cannot happen for a bot move; say so rather than guess
         return f"(the suggestion is refused: {e.message})"
-    gains = [n for n in notes[1:] if " gains " in n or "mission accomplished" in n or "returns to its spore" in n]
+    gains = _gains(notes)
     if plans is None:
         plans = card_plans(pos, ed, player, bot, move)
     aim = _aim(pos, ed, move, bot, plans)
     what = notes[0]
     if move["action"] == "buy":
         return f"{what}: you can afford it now"
-    # A planned tile beside a tree also forms a mycorrhiza (5.b): say both, since the plan is
-    # why this space and rotation were chosen.
-    lays_plan = move["action"] == "place" and _lays_blueprint(pos, ed, move, bot)
-    if gains:
-        return f"{what}: " + "; ".join(gains + ([BLUEPRINT_REASON] if lays_plan else [])) + aim
+    if gains and move["action"] != "place":
+        return f"{what}: " + "; ".join(gains) + aim
     if move["action"] == "move" and "place" in pos.taken and bot._move_to_plan(Board(pos, ed), player) == move:
         return (f"{what}: from that network you can lay the tile in your hand that the team's Forest "
                 f"Communication network needs (7.c)")
@@ -423,17 +420,35 @@ def _reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot,
         return f"{what}: no tile in hand grows anywhere useful"
     if move["action"] == "remove":
         return f"{what}: {_removal_reason(pos, ed, move, bot)}{aim}"
-    if lays_plan:
-        return f"{what}: {BLUEPRINT_REASON}{aim}"
     if move["action"] == "place":
-        kind = None
-        at = Hex(*move["at"])
-        for h, k in pos.substrates.items():
-            if distance(h, at) <= 2:
-                kind = (h, k)
-        near = f", near the {kind[1]} substrate at {ed.label(kind[0])} ({SUBSTRATE_COLOR[kind[1]]})" if kind else ""
-        return f"{what}: it extends your network{near}{aim}"
+        return f"{what}: {_placement_payoff(pos, ed, move, bot, notes)}{aim}"
     return what + aim
+
+
+def _gains(notes: list[str]) -> list[str]:
+    """The notes of a move (:attr:`companion.rules.Outcome.notes`, its own account first)
+    that say what it scores: cubes gained (5.a, 5.b, 7.c), a mission accomplished (7), a
+    meeple returned to its spore."""
+    return [n for n in notes[1:] if " gains " in n or "mission accomplished" in n or "returns to its spore" in n]
+
+
+def _placement_payoff(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot,
+                      notes: list[str] | None = None) -> str:
+    """What the placement ``move`` achieves, in the hint's scoring words: the cubes it gains
+    (a substrate degraded, 5.a; mycorrhizae formed, 5.b) and the team's Forest Communication
+    tile it lays (7.c), else the network it extends and the substrate near it.  ``notes``:
+    the move's notes when already applied (omitted: applied here)."""
+    gains = _gains(notes if notes is not None else apply(pos, move, ed).notes)
+    lays_plan = _lays_blueprint(pos, ed, move, bot)
+    if gains or lays_plan:
+        return "; ".join(gains + ([BLUEPRINT_REASON] if lays_plan else []))
+    kind = None
+    at = Hex(*move["at"])
+    for h, k in pos.substrates.items():
+        if distance(h, at) <= 2:
+            kind = (h, k)
+    near = f", near the {kind[1]} substrate at {ed.label(kind[0])} ({SUBSTRATE_COLOR[kind[1]]})" if kind else ""
+    return f"it extends your network{near}"
 
 
 def _aim(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot, plans: list[CardPlan]) -> str:
@@ -462,13 +477,21 @@ def _placeable(pos: Position, ed: Edition, player: str) -> set[Hex]:
 
 
 def _removal_reason(pos: Position, ed: Edition, move: dict[str, Any], bot: GreedyBot) -> str:
-    """Why a removal (4.c), checked against the position with and without it: the spaces
-    where a tile of the hand can be laid after it and not before (4.a.1), the Forest
-    Communication space (7.c) it clears of a tile the plan cannot use, or the space it frees
-    for the network to grow into; only what holds is said."""
+    """Why a removal (4.c), checked against the position with and without it: what the
+    placement the bot plays next on a space it opens achieves (:func:`_placement_payoff`),
+    else the other spaces where a tile of the hand can be laid after it and not before
+    (4.a.1; the freed space itself says nothing: a space holding a tile is opened by removing
+    it), the Forest Communication space (7.c) it clears of a tile the plan cannot use, or the
+    space it frees for the network to grow into; only what holds is said."""
     player, at = move["player"], Hex(*move["at"])
     after = apply(pos, move, ed).position
-    opened = sorted(_placeable(after, ed, player) - _placeable(pos, ed, player))
+    placeable = _placeable(after, ed, player) - _placeable(pos, ed, player)
+    turn = turn_ahead(pos, ed, copy.deepcopy(bot), move)
+    then = turn.moves[1] if len(turn.moves) > 1 else None
+    if then is not None and then["action"] == "place" and Hex(*then["at"]) in placeable:
+        return (f"it frees {ed.label(Hex(*then['at']))} for {tile_words(then['tile'])} from your hand, which the "
+                f"suggestion lays there next: {_placement_payoff(after, ed, then, bot)}")
+    opened = sorted(placeable - {at})
     if opened:
         return (f"it opens {and_list([ed.label(h) for h in opened])} to a tile of your hand, which could not "
                 "be laid there before (4.a.1)")
@@ -476,6 +499,8 @@ def _removal_reason(pos: Position, ed: Edition, move: dict[str, Any], bot: Greed
     if bp is not None and at in bp.spaces and not bp.fits(at, pos.tiles.get(at, ROCK)):
         return (f"{ed.label(at)} is a space of the team's Forest Communication network (7.c) and what "
                 "stands there does not fit it")
+    if at in placeable:
+        return f"{ed.label(at)} is free for a tile of your hand to grow into (4.a.1)"
     if at in Board(after, ed).frontier(player):
         return f"{ed.label(at)} is free for your network to grow into, though no tile in your hand fits there now"
     return "it opens no placement for your hand (4.a.1)"

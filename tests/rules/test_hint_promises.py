@@ -162,14 +162,14 @@ def test_a_card_the_hint_calls_buyable_now_is_bought_by_the_suggested_turn(mode,
 
 def test_a_removal_says_it_opens_a_placement_only_when_it_does():
     # 4.c, 4.a.1: the rock at (3, 0) stands next to blue's spore, where any tile of the hand
-    # could grow; removed, the space opens.  The rocks at (3, -1) and (2, 1) face no path end
+    # could grow; removed, the space is free for one (the bot lays none there next).  The rocks at (3, -1) and (2, 1) face no path end
     # of the network under blue's meeple: removing them opens nothing, and the hint says so.
     bot = GreedyBot(random.Random(0))
     pos = make_position(rocks=[(3, 0)], hands={"blue": ["P03", "Y03", "P024.Y1"], "orange": []},
                         nutrients={"blue": {"pink": 2}}, market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})
     move = {"player": "blue", "action": "remove", "at": [3, 0], "pay": {"pink": 2}}
     said = _reason(pos, ED, move, bot)
-    assert f"it opens {ED.label((3, 0))} to a tile of your hand, which could not be laid there before (4.a.1)" in said
+    assert f"{ED.label((3, 0))} is free for a tile of your hand to grow into (4.a.1)" in said
     pos = make_position(tiles={(3, 0): "P03"}, rocks=[(3, -1), (2, 1)], meeples={"blue": (3, 0), "orange": (-4, 0)},
                         hands={"blue": ["P03", "Y03", "P024.Y1"], "orange": []}, nutrients={"blue": {"pink": 2}},
                         market={"a": ["a01"], "b": []}, decks={"a": 5, "b": 5})

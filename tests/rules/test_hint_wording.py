@@ -58,3 +58,16 @@ def test_a_card_keeps_its_printed_name_mid_sentence(capsys):
     text = capsys.readouterr().out
     assert "no longer affordable: Pleurotus ostreatus needs 2 pink tiles" in text
     assert "pleurotus ostreatus" not in text
+
+
+def test_a_removal_says_what_the_tile_laid_on_the_freed_space_achieves():
+    # 4.c then 5.b: orange removes its tile at B4 to lay a pink-yellow-green tile there facing
+    # tree B with a green path; the reason is that mycorrhiza, in the words a placement's hint
+    # uses, not that the space "opens" (any space holding a tile opens once it is removed)
+    pos = position("g2_33")
+    h = hint(pos, ED)
+    assert h.move["action"] == "remove" and ED.label(tuple(h.move["at"])) == "B4"
+    assert h.reason.startswith("orange removes the tile at B4: it frees B4 for a pink-yellow-green tile from your "
+                               "hand, which the suggestion lays there next: orange gains 1 yellow (mycorrhiza with "
+                               "tree B)")
+    assert "opens B4" not in h.reason
