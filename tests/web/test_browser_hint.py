@@ -119,3 +119,34 @@ def test_an_affordable_card_says_when_it_can_be_bought_and_why_the_suggestion_wa
         assert errors == []
     finally:
         page.close()
+
+
+def test_a_card_the_suggestion_does_not_buy_reads_affordable_now_not_can_be_bought_now(browser):
+    # tests/data/hints/d1.json: the suggestion buys a03; a09 is affordable too and waits (one
+    # mushroom card a turn): only a03 reads "can be bought now" (docs/rules.md "Hints")
+    import json
+    from pathlib import Path
+
+    from companion.game import Game
+    from companion.position import Position
+    from companion.table.session import TableSession
+    from web.server import serve
+
+    doc = json.loads((Path(__file__).resolve().parent.parent / "data" / "hints" / "d1.json").read_text())
+    pos = Position.from_json(doc)
+    pos.options["hints"] = True
+    srv = serve(TableSession(Game(pos)), host="127.0.0.1", port=0, pin=PIN, announce=False)
+    page, errors = open_page(browser, srv.local_url, 390, 844)
+    try:
+        page.locator(f".player.active[data-color={pos.active}] #btn-hint").click()
+        page.wait_for_selector("#hint-cards")
+        bought = page.locator("#hint-cards > li[data-card=a03]")
+        assert "can be bought now" in bought.locator(".yes").inner_text()
+        waits = page.locator("#hint-cards > li[data-card=a09]")
+        assert waits.locator(".when").inner_text() == "affordable now, but the suggestion waits"
+        assert waits.locator(".wait").inner_text().startswith("Why it waits: the suggestion buys Cantharellus cibarius")
+        assert "can be bought now" not in waits.inner_text()
+        assert errors == []
+    finally:
+        page.close()
+        srv.shutdown()
