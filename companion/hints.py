@@ -376,7 +376,7 @@ def card_plans(pos: Position, ed: Edition, player: str, bot: GreedyBot | None = 
         for payer, short in a.missing_nutrients.items():
             who = "you" if payer == player else payer
             for color, n in short.items():
-                steps.append(f"{who}: {n} {color} cube(s): {where[payer, color]}")
+                steps.append(f"{who}: {n} {color} {'cube' if n == 1 else 'cubes'}: {where[payer, color]}")
         out.append(CardPlan(card.id, card.name, card.vp, False, steps))
     out.sort(key=lambda c: (len(c.steps), -c.vp))
     return out

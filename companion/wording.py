@@ -28,6 +28,11 @@ def and_list(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
+def counted(n: int, noun: str) -> str:
+    """``(1, "cube")`` -> ``"1 cube"``; ``(2, "cube")`` -> ``"2 cubes"`` (regular English plurals)."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def tile_words(code: str) -> str:
     """``"P01.Y23.G45"`` -> ``"a pink-yellow-green tile"``; ``"ROCK"`` -> ``"a rock"``.
 

@@ -15,8 +15,6 @@ from flask import Blueprint, current_app, jsonify
 
 from companion.options import option
 from companion.rules import check
-from companion.table.choices import _REMOVAL_WHY, ChoicePrompt
-from companion.wording import and_list
 from web.auth import ApiError
 
 bp = Blueprint("hint", __name__, url_prefix="/api")
@@ -34,7 +32,7 @@ def hint_doc(session) -> dict[str, Any]:
 
     While a move waits for the players' choices (``session.choices``: every move is refused,
     409 ``awaiting_choices``) the hint suggests no move: ``text`` says who chooses what
-    (:func:`choices_words`), ``reason`` that the table waits for it, ``cards`` is empty.
+    (:meth:`~companion.table.choices.ChoicePrompt.waiting_words`), ``reason`` that the table waits for it, ``cards`` is empty.
 
     Raises :class:`ApiError` 409 ``hints_off`` when the table rule is off and ``game_over``
     after the result.  Computed once per change of the game (the greedy bot's one-ply search
@@ -44,7 +42,7 @@ def hint_doc(session) -> dict[str, Any]:
 
     with session.lock:
         pos, ed, seq = session.position, session.edition, session.bus.last_id
-        waiting = choices_words(session.choices) if session.choices is not None else None
+        waiting = session.choices.waiting_words() if session.choices is not None else None
     if not option(pos.options, "hints"):
         raise ApiError(409, "hints_off", "Hints are off at this table: the table rule 'hints' turns on the "
                                          "\"What can I do?\" button (New game → Table rules).")
@@ -67,27 +65,6 @@ def hint_doc(session) -> dict[str, Any]:
     with _cache_lock:
         cache.update(pos=pos, doc=doc)
     return doc
-
-
-def choices_words(prompt: ChoicePrompt) -> tuple[str, str]:
-    """``(what, why)`` for a move waiting for the players' choices (docs/rules.md, "What the
-    camera cannot see"): what each player still to answer chooses, "blue chooses which 1
-    cube(s) pay for the removal at E4 (Mycophages, 4.c)", and the prompt's reasons
-    (:meth:`ChoicePrompt.reasons`)."""
-    parts = []
-    for g in prompt.groups():
-        if g["answer"] is not None:
-            continue
-        who, n = g["player"], g["count"]
-        if g["kind"] == "pay":
-            removal = _REMOVAL_WHY.match(g["why"][0])
-            what = f"the removal at {removal['at']} ({removal['name']}, 4.c)" if removal else "the removal (4.c)"
-            parts.append(f"{who} chooses which {n} cube(s) pay for {what}")
-        elif g["kind"] == "discard":
-            parts.append(f"{who} chooses {n} cube(s) to return to the supply ({and_list(g['why'])}, 5)")
-        else:
-            parts.append(f"{who} chooses {n} cube(s) gained for {and_list(g['why'])}")
-    return "; ".join(parts), prompt.reasons()
 
 
 @bp.get("/hint")

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.wording import and_list
+from companion.wording import and_list, counted
 
 
 _REMOVAL_WHY = re.compile(r"^(?P<name>\w+): the (?:tile|rock) at (?P<at>\S+) \(4\.c\)$")
@@ -92,7 +92,7 @@ class ChoicePrompt:
             raise ChoiceError(f"player: {player} has no {kind} to choose here")
         need = sum(self.asked[i]["count"] for i in idx)
         if not isinstance(colors, list) or len(colors) != need:
-            raise ChoiceError(f"colors: {player} picks exactly {need} cube(s)")
+            raise ChoiceError(f"colors: {player} picks exactly {counted(need, 'cube')}")
         parts, at = {}, 0
         for i in idx:
             a = self.asked[i]
@@ -187,6 +187,26 @@ class ChoicePrompt:
             whys[whys.index("mycorrhiza")] = ("mycorrhiza with tree " + trees[0] if len(trees) == 1 else
                                               "mycorrhizae with trees " + ", ".join(trees[:-1]) + " and " + trees[-1])
         return ", ".join(whys)
+
+    def waiting_words(self) -> tuple[str, str]:
+        """``(what, why)`` for the hint while the move waits (docs/rules.md, "What the camera
+        cannot see"): what each player still to answer chooses, "blue chooses which cube pays
+        for the removal at E4 (Mycophages, 4.c)", and :meth:`reasons`."""
+        parts = []
+        for g in self.groups():
+            if g["answer"] is not None:
+                continue
+            who, cubes = g["player"], counted(g["count"], "cube")
+            if g["kind"] == "pay":
+                removal = _REMOVAL_WHY.match(g["why"][0])
+                what = f"the removal at {removal['at']} ({removal['name']}, 4.c)" if removal else "the removal (4.c)"
+                paid = "cube pays" if g["count"] == 1 else f"{cubes} pay"
+                parts.append(f"{who} chooses which {paid} for {what}")
+            elif g["kind"] == "discard":
+                parts.append(f"{who} chooses {cubes} to return to the supply ({and_list(g['why'])}, 5)")
+            else:
+                parts.append(f"{who} chooses {cubes} gained for {and_list(g['why'])}")
+        return "; ".join(parts), self.reasons()
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "move": self.move, "source": self.source, "text": self.sentence(), "reasons": self.reasons(),

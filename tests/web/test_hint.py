@@ -174,7 +174,7 @@ def test_while_a_removal_waits_for_its_cubes_the_hint_says_what_the_table_waits_
     assert s.choices is not None
     doc = b.get("/api/hint").get_json()
     assert doc["ok"] and doc["move"] is None and doc["cards"] == []
-    assert doc["text"] == "blue chooses which 1 cube(s) pay for the removal at E8 (Mycophages, 4.c)"
+    assert doc["text"] == "blue chooses which cube pays for the removal at E8 (Mycophages, 4.c)"
     assert doc["reason"].startswith(doc["text"] + ": the table waits for these choices (Mycophages at E8)")
     assert "then ask again for the next action" in doc["reason"]
     # once blue has chosen, the hint suggests a move again
