@@ -81,6 +81,8 @@ REASONS: dict[str, str] = {
     "no_substrate_pending": "no substrate is waiting to be replaced (5.a)",
     "substrate_due": "the new substrate token replacing one taken off the board is laid before the turn ends (5.a)",
     "substrate_space_taken": "that token's space holds a tree, a spore or a substrate; draw another (5.a)",
+    "not_on_token": "no substrate token of that kind shows that space (Components, 2.c, 5.a)",
+    "token_just_discarded": "the token showing that space is the one just taken off the board; draw another (5.a)",
     "card_not_in_market": "the card is not face up in the market (6)",
     "card_unknown": "the edition has no card with that id",
     "insufficient_mycelia": "not enough mycelium tiles of the card's colour (6.a)",
@@ -496,10 +498,41 @@ def _v_substrate(b: Board, m: Move) -> None:
         raise IllegalMove("no_substrate_pending", f"No {m.kind} substrate is waiting to be replaced.")
     if not b.on_board(m.at):
         raise IllegalMove("off_board", f"{b.label(m.at)} is off the board.")
+    _refuse_unprinted_space(b, m.kind, m.at)
+    if m.at in discarded_token_spaces(pos, m.kind):
+        raise IllegalMove("token_just_discarded",
+                          f"The {m.kind} token showing {b.label(m.at)} is the one just taken off the board (5.a: it is "
+                          "discarded): draw another.")
     held = token_space_holds(pos, m.at)
     if held is not None:
         raise IllegalMove("substrate_space_taken",
                           f"The token's space {b.label(m.at)} holds {held}: discard that token and draw another (5.a).")
+
+
+def _refuse_unprinted_space(b: Board, kind: str, at: Hex) -> None:
+    """Refuse (``not_on_token``) a ``kind`` token on a space no token of that kind shows
+    (Components: each token shows a board space; 2.c, 5.a "placed according to their
+    coordinates"), naming the spaces they do show.  An edition listing no token of ``kind``
+    cannot say, and refuses nothing."""
+    printed = token_spaces(b, kind)
+    if printed and at not in printed:
+        raise IllegalMove("not_on_token", f"No {kind} token shows {b.label(at)}: the {kind} tokens show "
+                          f"{', '.join(b.label(h) for h in printed)}.")
+
+
+def discarded_token_spaces(pos: Position, kind: str) -> set[Hex]:
+    """The spaces shown by the ``kind`` tokens taken off the board and not yet replaced
+    (``pos.vacated_substrates``): those tokens are discarded (5.a), so no new token shows them.
+    Tokens discarded earlier in the game are not tracked (docs/rules.md)."""
+    return {h for k, h in pos.vacated_substrates if k == kind}
+
+
+def drawable_token_spaces(b: Board, kind: str) -> list[Hex]:
+    """The spaces the next ``kind`` token may show (:func:`token_spaces` without the tokens just
+    discarded, :func:`discarded_token_spaces`), in label order; a space holding a tree, a spore
+    or a substrate is kept (the table drew it and must be told to draw another)."""
+    gone = discarded_token_spaces(b.pos, kind)
+    return [h for h in token_spaces(b, kind) if h not in gone]
 
 
 def token_space_holds(pos: Position, at: Hex) -> str | None:
@@ -543,7 +576,8 @@ def tokens_due(b: Board) -> list[str]:
     if pos.in_setup or setup_tokens_pending(pos):
         return []
     return [k for k in pos.pending_substrates
-            if not b.edition.substrate_tokens.get(k) or any(token_space_holds(pos, h) is None for h in token_spaces(b, k))]
+            if not b.edition.substrate_tokens.get(k)
+            or any(token_space_holds(pos, h) is None for h in drawable_token_spaces(b, k))]
 
 
 def token_words(b: Board, kind: str, nth: int = 0) -> str:

@@ -38,7 +38,8 @@ def test_the_state_says_which_token_is_due_and_where_it_may_land(unlocked, sessi
     assert offer["token"] == f"the wood substrate token drawn to replace the one at {where}"
     assert offer["message"] == rules.check(session.position, {"player": "blue", "action": "end_turn"}).message
     spaces = {tuple(sp["at"]): sp for sp in offer["spaces"]}
-    assert set(spaces) == set(ED.substrate_tokens["wood"])
+    # the token showing (2, 0) is the one just degraded: discarded, it is not drawn again (5.a)
+    assert set(spaces) == set(ED.substrate_tokens["wood"]) - {(2, 0)}
     assert spaces[TREE]["holds"] == "a tree" and spaces[TREE]["label"] == ED.label(TREE)
     free = [at for at, sp in spaces.items() if sp["holds"] is None]
     assert free and all(rules.check(session.position, {"player": "table", "action": "substrate", "kind": "wood",
