@@ -141,10 +141,13 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     assert summary["result"]["reason"] and summary["events"] > 50
     # The simulated players buy mushroom cards (6) and a player wins before the bag is empty (8).
     assert summary["cards_bought"] >= 1 and summary["ended"] == "victory", summary["result"]
+    # README: "now and then a bot makes an illegal placement on purpose and the companion catches it"
+    assert summary["illegal_injected"] >= 1 and summary["illegal_caught"] == summary["illegal_injected"], summary
     out = tmp_path / "game.json"
     r = run("export", "--db", str(db), "--out", str(out))
     exported = json.loads(out.read_text())
     assert len(exported["events"]) == summary["events"] and exported["position"]["result"] == summary["result"]
+    assert summary["removals"] == sum(e["move"]["action"] == "remove" for e in exported["events"])
 
 
 @pytest.mark.parametrize("patch,field", [
