@@ -40,6 +40,7 @@ REASONS: dict[str, str] = {
     "space_occupied": "a tile is already there (4.a.1 III)",
     "on_tree": "mycelium cannot be placed on a tree (4.a.1 IV)",
     "on_spore": "mycelium cannot be placed on a spore (4.a.1 V)",
+    "spore_on_spore": "a spore cannot be placed on another player's spore (3)",
     "on_rock": "the space holds a rock",
     "off_board": "the space is not on the board",
     "not_connected": "the tile joins no same-colour mycelium and not your spore (4.a.1)",
@@ -91,6 +92,7 @@ REASONS: dict[str, str] = {
     "meeple_on_payment_tiles": "another player's meeple stands on the tiles to pay (6.a)",
     "purchase_limit": "table rule: mushroom cards per turn",
     "nutrient_cap": "a player cannot hold more than 8 nutrients (5)",
+    "give_to_self": "nutrients are given to another player, not to yourself (5.c)",
     "not_same_network": "giver and receiver must share a mycelium network (5.c)",
     "not_teammate": "nutrients go to a teammate only (9.b; competitive play: table rule give_in_competitive)",
     "swap_already_used": "the colour swap is once per turn (Swap Nutrient Color)",
@@ -653,7 +655,9 @@ def gift_offer(pos: Position, edition: Edition | None = None) -> dict[str, Any] 
 def _v_give(b: Board, m: Move) -> None:
     pos, ed = b.pos, b.edition
     target = m.give
-    if target not in pos.colors or target == m.player:
+    if target == m.player:
+        raise IllegalMove("give_to_self", "You cannot give nutrients to yourself: name another player (5.c).")
+    if target not in pos.colors:
         raise IllegalMove("unknown_player", f"{target} is not another player at this table.")
     if target not in gift_receivers(pos, m.player):
         if pos.mode == "team":

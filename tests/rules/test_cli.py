@@ -75,7 +75,7 @@ def test_a_misspelt_or_missing_move_field_is_refused_not_defaulted(tmp_path):
     ({"green": ["pink"]}, "field choose.green: green is not a player in this game (players: blue, orange)"),
     ({"blue": "white"}, "field choose.blue: must be a list of nutrient colours, one per cube"),
     ("white", "field choose: must list nutrient colours, one per cube"),
-    (["pink", "mauve"], "field choose[1]: 'mauve' is not a nutrient colour"),
+    (["pink", "mauve"], "field choose[1]: \"mauve\" is not a nutrient colour"),
 ])
 def test_a_malformed_choose_is_refused_naming_the_field_not_ignored(tmp_path, choose, said):
     """{"green": [...]} for a colour nobody plays was ignored, and {"blue": "white"} taken as one cube."""
@@ -102,7 +102,7 @@ def test_a_space_may_be_given_by_its_label_as_every_output_names_it(tmp_path):
     assert json.loads(r.stdout) == expect and label in " ".join(expect["notes"])
     m.write_text(json.dumps({**by_coords, "to": "Z9"}))
     r = run("check-move", "--position", str(p), "--move", str(m))
-    assert r.returncode == 2 and "field to: 'Z9' is not a space of the board" in r.stderr, r.stderr
+    assert r.returncode == 2 and "field to: \"Z9\" is not a space of the board" in r.stderr, r.stderr
 
 
 def test_legal_moves_lists_the_worked_legal_move(tmp_path):
