@@ -207,7 +207,8 @@ def check_starting_space(b: Board, player: str, at: Hex) -> None:
         raise IllegalMove("not_starting_space", f"{b.label(at)} is not an outermost space; spores start on the edge of the board.")
     occ = pos.occupant(at)
     if occ == "spore" and pos.spore_owner(at) != player:
-        raise IllegalMove("on_spore", f"{b.label(at)} holds {pos.spore_owner(at)}'s spore.")
+        raise IllegalMove("spore_on_spore", f"{b.label(at)} holds {pos.spore_owner(at)}'s spore; a spore needs a free "
+                          "starting space (3).")
     if occ in ("tile", "rock", "tree"):
         raise IllegalMove({"tile": "space_occupied", "rock": "on_rock", "tree": "on_tree"}[occ],
                           f"{b.label(at)} holds a {occ}; a spore needs a free starting space.")

@@ -178,6 +178,17 @@ def kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+def json_words(value: Any) -> str:
+    """A value read from JSON as a player would write it, for error messages: ``None`` ->
+    ``null``, ``True`` -> ``true``, a string in double quotes, ``3``; a list or an object is
+    named by its kind ("a list", "an object")."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 40 else value[:40] + "…", ensure_ascii=False)
+    return kind_name(type(value))
+
+
 @lru_cache(maxsize=8)
 def load_edition(name: str = "default", root: str | None = None) -> Edition:
     """Load and check the edition folder ``<root>/<name>`` (root defaults to the packaged

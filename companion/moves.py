@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, kind_name, load_edition
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, Edition, json_words, kind_name, load_edition
 from companion.hexgrid import Hex
 from companion.position import PositionError, need, parse_code, parse_hex
 from companion.tiles import COLOR_LETTER
@@ -106,15 +106,19 @@ class Move:
         return dict(self.raw)
 
 
+NUTRIENTS_LIKE = 'an object of nutrient colour counts like {"pink": 1}'
+CARD_ID = 'a card id string like "a03"'
+
+
 def _nutrient_map(value: Any, where: str) -> dict[str, int]:
     if not isinstance(value, dict):
-        raise PositionError(where, "must be an object of nutrient colour counts, e.g. {\"pink\": 1}")
+        raise PositionError(where, f"must be {NUTRIENTS_LIKE}, got {json_words(value)}")
     out = {}
     for k, v in value.items():
         if k not in NUTRIENT_COLORS:
             raise PositionError(f"{where}.{k}", f"unknown nutrient colour (known: {list(NUTRIENT_COLORS)})")
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise PositionError(f"{where}.{k}", f"must be a whole number >= 0, got {v!r}")
+            raise PositionError(f"{where}.{k}", f"must be a whole number >= 0, got {json_words(v)}")
         if v:
             out[k] = v
     return out
@@ -141,7 +145,7 @@ def _colour_list(value: Any, where: str) -> tuple[str, ...]:
                                    f"(e.g. [\"pink\", \"white\"]); got {kind_name(type(value))}")
     for i, c in enumerate(value):
         if c not in NUTRIENT_COLORS:
-            raise PositionError(f"{where}[{i}]", f"{c!r} is not a nutrient colour ({', '.join(NUTRIENT_COLORS)})")
+            raise PositionError(f"{where}[{i}]", f"{json_words(c)} is not a nutrient colour ({', '.join(NUTRIENT_COLORS)})")
     return tuple(value)
 
 
@@ -160,7 +164,7 @@ def _space(value: Any, where: str, edition: Edition) -> list[int]:
     if isinstance(value, str):
         at = edition.space_of(value)
         if at is None:
-            raise PositionError(where, f"{value!r} is not a space of the board: give a label such as E5 "
+            raise PositionError(where, f"{json_words(value)} is not a space of the board: give a label such as E5 "
                                        "or axial coordinates [q, r]")
         return [at.q, at.r]
     return list(parse_hex(value, where))
@@ -181,7 +185,7 @@ def parse_move(doc: Any, edition: Edition | None = None) -> Move:
     player = need(doc, "player", str, "")
     action = need(doc, "action", str, "")
     if action not in ACTIONS:
-        raise PositionError("action", f"unknown action {action!r} (known: {sorted(ACTIONS)})")
+        raise PositionError("action", f"unknown action {json_words(action)} (known: {', '.join(sorted(ACTIONS))})")
     # A misspelt field ("rotaton") would otherwise be ignored and its default played.
     unknown = sorted(set(doc) - FIELDS[action] - COMMON_FIELDS)
     if unknown:
@@ -195,21 +199,21 @@ def parse_move(doc: Any, edition: Edition | None = None) -> Move:
     if action == "place":
         rot = need(doc, "rotation", int, "")
         if not isinstance(rot, int) or isinstance(rot, bool) or not 0 <= rot <= 5:
-            raise PositionError("rotation", f"must be a whole number 0..5 (x 60 degrees), got {rot!r}")
+            raise PositionError("rotation", f"must be a whole number 0..5 (x 60 degrees), got {json_words(rot)}")
         f["rotation"] = rot
     if action in ("move", "relocate"):
         f["to"] = parse_hex(need(doc, "to", list, ""), "to")
     if action == "move":
         color = need(doc, "color", str, "")
         if color not in COLOR_LETTER:
-            raise PositionError("color", f"must be pink, yellow or green, got {color!r}")
+            raise PositionError("color", f"must be pink, yellow or green, got {json_words(color)}")
         f["color"] = color
     if action == "remove" and doc.get("pay") is not None:
         f["pay"] = _nutrient_map(doc["pay"], "pay")
     if action == "spore_ability":
         mode = need(doc, "mode", str, "")
         if mode not in ("redraw", "relocate"):
-            raise PositionError("mode", f"must be redraw or relocate, got {mode!r}")
+            raise PositionError("mode", f"must be redraw or relocate, got {json_words(mode)}")
         f["mode"] = mode
         if mode == "redraw":
             f["discard"] = parse_code(need(doc, "discard", str, ""), "discard")
@@ -220,13 +224,13 @@ def parse_move(doc: Any, edition: Edition | None = None) -> Move:
     if action == "substrate":
         kind = need(doc, "kind", str, "")
         if kind not in SUBSTRATE_COLOR:
-            raise PositionError("kind", f"must be wood or soil, got {kind!r}")
+            raise PositionError("kind", f"must be wood or soil, got {json_words(kind)}")
         f["kind"] = kind
     if action == "give":
         f["to_player"] = None
         target = need(doc, "to", str, "")
         f["give"] = target
-        f["nutrients"] = _nutrient_map(need(doc, "nutrients", dict, ""), "nutrients")
+        f["nutrients"] = _nutrient_map(need(doc, "nutrients", dict, "", NUTRIENTS_LIKE), "nutrients")
         if not f["nutrients"]:
             raise PositionError("nutrients", "give at least one nutrient")
         f.pop("to_player")
@@ -234,10 +238,10 @@ def parse_move(doc: Any, edition: Edition | None = None) -> Move:
         for key in ("give", "take"):
             v = need(doc, key, str, "")
             if v not in NUTRIENT_COLORS:
-                raise PositionError(key, f"must be a nutrient colour {list(NUTRIENT_COLORS)}, got {v!r}")
+                raise PositionError(key, f"must be a nutrient colour ({', '.join(NUTRIENT_COLORS)}), got {json_words(v)}")
             f[key] = v
     if action == "buy":
-        f["card"] = need(doc, "card", str, "")
+        f["card"] = need(doc, "card", str, "", CARD_ID)
         if doc.get("tiles") is not None:
             ts = need(doc, "tiles", list, "")
             f["tiles"] = tuple(parse_hex(t, f"tiles[{i}]") for i, t in enumerate(ts))
@@ -248,9 +252,9 @@ def parse_move(doc: Any, edition: Edition | None = None) -> Move:
     if action == "reveal":
         deck = need(doc, "deck", str, "")
         if deck not in ("a", "b"):
-            raise PositionError("deck", f"must be a or b, got {deck!r}")
+            raise PositionError("deck", f"must be a or b, got {json_words(deck)}")
         f["deck"] = deck
-        f["card"] = need(doc, "card", str, "")
+        f["card"] = need(doc, "card", str, "", CARD_ID)
     # "Of your choice" (5.b, 7.c): a list is the mover's own colours; an object names each
     # player's colours, e.g. {"blue": ["pink"], "orange": ["white", "white"]}.
     choose = doc.get("choose", [])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion import tiles as tilecodes
-from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR
+from companion.edition import NUTRIENT_COLORS, SUBSTRATE_COLOR, json_words, kind_name
 from companion.hexgrid import Hex
 
 MODES = ("competitive", "cooperative", "team")
@@ -280,8 +280,10 @@ def decks_left(pos: Position, edition: Any) -> dict[str, int]:
 
 # --- parsing helpers, shared with the move parser --------------------------------------
 
-def need(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """``obj[key]`` checked to be of ``kind``; raises PositionError naming ``where.key``."""
+def need(obj: Any, key: str, kind: type | tuple[type, ...], where: str, what: str | None = None) -> Any:
+    """``obj[key]`` checked to be of ``kind``; raises PositionError naming ``where.key`` and
+    saying what it must be in JSON terms (``what``, e.g. ``"a card id string"``, else the JSON
+    kind: "an object", "a string") and what it is ("got null")."""
     path = f"{where}.{key}" if where else key
     if not isinstance(obj, dict):
         raise PositionError(where or "(top level)", "must be a JSON object")
@@ -290,7 +292,7 @@ def need(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
     value = obj[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise PositionError(path, f"must be {' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}")
+        raise PositionError(path, f"must be {what or kind_name(kinds)}, got {json_words(value)}")
     return value
 
 

@@ -40,6 +40,7 @@ REASONS: dict[str, str] = {
     "space_occupied": "a tile is already there (4.a.1 III)",
     "on_tree": "mycelium cannot be placed on a tree (4.a.1 IV)",
     "on_spore": "mycelium cannot be placed on a spore (4.a.1 V)",
+    "spore_on_spore": "a spore cannot be placed on another player's spore (3)",
     "on_rock": "the space holds a rock",
     "off_board": "the space is not on the board",
     "not_connected": "the tile joins no same-colour mycelium and not your spore (4.a.1)",
@@ -81,6 +82,8 @@ REASONS: dict[str, str] = {
     "no_substrate_pending": "no substrate is waiting to be replaced (5.a)",
     "substrate_due": "the new substrate token replacing one taken off the board is laid before the turn ends (5.a)",
     "substrate_space_taken": "that token's space holds a tree, a spore or a substrate; draw another (5.a)",
+    "not_on_token": "no substrate token of that kind shows that space (Components, 2.c, 5.a)",
+    "token_just_discarded": "the token showing that space is the one just taken off the board; draw another (5.a)",
     "card_not_in_market": "the card is not face up in the market (6)",
     "card_unknown": "the edition has no card with that id",
     "insufficient_mycelia": "not enough mycelium tiles of the card's colour (6.a)",
@@ -89,6 +92,7 @@ REASONS: dict[str, str] = {
     "meeple_on_payment_tiles": "another player's meeple stands on the tiles to pay (6.a)",
     "purchase_limit": "table rule: mushroom cards per turn",
     "nutrient_cap": "a player cannot hold more than 8 nutrients (5)",
+    "give_to_self": "nutrients are given to another player, not to yourself (5.c)",
     "not_same_network": "giver and receiver must share a mycelium network (5.c)",
     "not_teammate": "nutrients go to a teammate only (9.b; competitive play: table rule give_in_competitive)",
     "swap_already_used": "the colour swap is once per turn (Swap Nutrient Color)",
@@ -496,10 +500,41 @@ def _v_substrate(b: Board, m: Move) -> None:
         raise IllegalMove("no_substrate_pending", f"No {m.kind} substrate is waiting to be replaced.")
     if not b.on_board(m.at):
         raise IllegalMove("off_board", f"{b.label(m.at)} is off the board.")
+    _refuse_unprinted_space(b, m.kind, m.at)
+    if m.at in discarded_token_spaces(pos, m.kind):
+        raise IllegalMove("token_just_discarded",
+                          f"The {m.kind} token showing {b.label(m.at)} is the one just taken off the board (5.a: it is "
+                          "discarded): draw another.")
     held = token_space_holds(pos, m.at)
     if held is not None:
         raise IllegalMove("substrate_space_taken",
                           f"The token's space {b.label(m.at)} holds {held}: discard that token and draw another (5.a).")
+
+
+def _refuse_unprinted_space(b: Board, kind: str, at: Hex) -> None:
+    """Refuse (``not_on_token``) a ``kind`` token on a space no token of that kind shows
+    (Components: each token shows a board space; 2.c, 5.a "placed according to their
+    coordinates"), naming the spaces they do show.  An edition listing no token of ``kind``
+    cannot say, and refuses nothing."""
+    printed = token_spaces(b, kind)
+    if printed and at not in printed:
+        raise IllegalMove("not_on_token", f"No {kind} token shows {b.label(at)}: the {kind} tokens show "
+                          f"{', '.join(b.label(h) for h in printed)}.")
+
+
+def discarded_token_spaces(pos: Position, kind: str) -> set[Hex]:
+    """The spaces shown by the ``kind`` tokens taken off the board and not yet replaced
+    (``pos.vacated_substrates``): those tokens are discarded (5.a), so no new token shows them.
+    Tokens discarded earlier in the game are not tracked (docs/rules.md)."""
+    return {h for k, h in pos.vacated_substrates if k == kind}
+
+
+def drawable_token_spaces(b: Board, kind: str) -> list[Hex]:
+    """The spaces the next ``kind`` token may show (:func:`token_spaces` without the tokens just
+    discarded, :func:`discarded_token_spaces`), in label order; a space holding a tree, a spore
+    or a substrate is kept (the table drew it and must be told to draw another)."""
+    gone = discarded_token_spaces(b.pos, kind)
+    return [h for h in token_spaces(b, kind) if h not in gone]
 
 
 def token_space_holds(pos: Position, at: Hex) -> str | None:
@@ -543,7 +578,8 @@ def tokens_due(b: Board) -> list[str]:
     if pos.in_setup or setup_tokens_pending(pos):
         return []
     return [k for k in pos.pending_substrates
-            if not b.edition.substrate_tokens.get(k) or any(token_space_holds(pos, h) is None for h in token_spaces(b, k))]
+            if not b.edition.substrate_tokens.get(k)
+            or any(token_space_holds(pos, h) is None for h in drawable_token_spaces(b, k))]
 
 
 def token_words(b: Board, kind: str, nth: int = 0) -> str:
@@ -619,7 +655,9 @@ def gift_offer(pos: Position, edition: Edition | None = None) -> dict[str, Any] 
 def _v_give(b: Board, m: Move) -> None:
     pos, ed = b.pos, b.edition
     target = m.give
-    if target not in pos.colors or target == m.player:
+    if target == m.player:
+        raise IllegalMove("give_to_self", "You cannot give nutrients to yourself: name another player (5.c).")
+    if target not in pos.colors:
         raise IllegalMove("unknown_player", f"{target} is not another player at this table.")
     if target not in gift_receivers(pos, m.player):
         if pos.mode == "team":

@@ -29,20 +29,22 @@ def _session():
 def choose():
     """``{"id": prompt id, "player": "orange", "kind"?: "gain" | "discard" | "pay", "colors": ["pink",
     "white"], "seat": "blue" | null, "confirm_other"?: bool}``: the player's cubes, one colour
-    per cube, for all their entries of ``kind`` (``state.choices.asked`` groups them).
+    per cube, for all their entries of ``kind`` (``state.choices.asked`` groups them); without
+    ``kind``, the only kind the player is asked.
 
     ``seat`` is the player this tablet belongs to (``null``: not said).  Answering for another
     player needs ``confirm_other: true``, else 409 ``confirm_other`` (the page asks first).
-    400 ``bad_choice`` for an answer that does not fit, 409 ``no_such_choice`` for a prompt
+    400 ``bad_choice`` for an answer that does not fit or a player not asked (checked before
+    ``confirm_other``), 409 ``no_such_choice`` for a prompt
     that is no longer open, 409 ``withdrawn`` when the completed move is no longer legal.
     Answers ``{"ok", "committed": bool, "event", "choices"}``.
     """
     doc = _body()
     s = _session()
-    player, kind, colors, seat = doc.get("player"), doc.get("kind", "gain"), doc.get("colors"), doc.get("seat")
+    player, kind, colors, seat = doc.get("player"), doc.get("kind"), doc.get("colors"), doc.get("seat")
     if not isinstance(player, str):
         raise ApiError(400, "bad_choice", "player: the colour of the player who chooses")
-    if kind not in ("gain", "discard", "pay"):
+    if kind is not None and kind not in ("gain", "discard", "pay"):
         raise ApiError(400, "bad_choice", "kind: gain, discard or pay")
     if not (isinstance(colors, list) and all(isinstance(c, str) for c in colors)):
         raise ApiError(400, "bad_choice", "colors: one nutrient colour per cube, e.g. [\"pink\", \"white\"]")
@@ -55,6 +57,7 @@ def choose():
         p = s.choices
         if p is None or p.id != str(doc.get("id")):
             raise ApiError(409, "no_such_choice", "That choice is no longer open: the page shows the current one.")
+        kind = _kind_asked(p, player, kind)
         other = seat != player
         if other and not confirm:
             mine = f"This tablet is {seat}'s" if seat else "This tablet has not said whose it is"
@@ -68,6 +71,22 @@ def choose():
             raise ApiError(400, "bad_choice", str(e)) from None
         return jsonify({"ok": True, "committed": ev is not None, "event": ev.to_json() if ev else None,
                         "choices": s.choices.to_json() if s.choices else None, "seq": s.bus.last_id})
+
+
+def _kind_asked(prompt, player: str, kind: str | None) -> str:
+    """The kind ``player`` answers: ``kind`` when given, else the only kind they are asked
+    (a removal's ``pay`` alone is answered without naming it).  400 ``bad_choice`` when
+    ``player`` is not asked that kind, or is asked several and the request names none."""
+    asked = prompt.kinds_asked(player)
+    if not asked:
+        raise ApiError(400, "bad_choice", f"player: {player} has nothing to choose here "
+                                          f"(asked: {' and '.join(prompt.waiting_for) or 'nobody'})")
+    if kind is None and len(asked) > 1:
+        raise ApiError(400, "bad_choice", f"kind: {player} has {' and '.join(asked)} to choose here; say which")
+    kind = kind or asked[0]
+    if kind not in asked:
+        raise ApiError(400, "bad_choice", f"player: {player} has no {kind} to choose here")
+    return kind
 
 
 @bp.post("/choose/withdraw")

@@ -59,6 +59,8 @@ class SimReport:
     rejections: list[str] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     cards_bought: int = 0
+    removals: int = 0
+    """Tiles and rocks removed over the game (4.c ``remove`` moves)."""
     ended: str | None = None
     """``victory`` (a side reached its goal before the bag ran out), ``bag_empty`` or ``None``."""
 
@@ -66,7 +68,7 @@ class SimReport:
         return {"result": self.result, "events": self.events, "illegal_injected": self.illegal_injected,
                 "illegal_caught": self.illegal_caught, "legal_rejected": self.legal_rejected,
                 "log_matches_truth": self.log_matches_truth, "cards_bought": self.cards_bought,
-                "ended": self.ended}
+                "removals": self.removals, "ended": self.ended}
 
 
 class SimulationAborted(RuntimeError):
@@ -115,7 +117,8 @@ class SimulatedTable:
 
     ``fast``: frames carry simulated time stamps and nothing sleeps; otherwise the game plays
     at a pace a person can follow (``pace_s`` between steps).  ``size``: frame size in px.
-    ``illegal_every``: about one deliberate illegal placement per this many placements.
+    ``illegal_every``: about one deliberate illegal placement per this many placements, and at
+    least one once a game has made that many (0: none).
     ``bot``: the simulated players' level (:data:`companion.bots.BOTS`; greedy plays to win).
     """
 
@@ -266,7 +269,7 @@ class SimulatedTable:
         self._truth_event = ev
         action = mv["action"]
         before = self.truth.game._positions[-2]
-        if action == "place" and self.illegal_every and self.rng.random() < 1.0 / self.illegal_every:
+        if action == "place" and self._illegal_now():
             self._inject_illegal(before)
         if action in ("place", "discard"):
             self.tags.used(mv["tile"], mv["player"])
@@ -438,6 +441,16 @@ class SimulatedTable:
             return None
         return position_key(p)
 
+    def _illegal_now(self) -> bool:
+        """Whether this placement is first made illegally: about one in ``illegal_every`` (a
+        random draw), and the ``illegal_every``-th and each later one while none was injected
+        yet, so that every demo long enough shows the companion catching a rule (README)."""
+        self._placements += 1
+        if not self.illegal_every:
+            return False
+        drawn = self.rng.random() < 1.0 / self.illegal_every    # drawn first: each seed's game stays the same
+        return drawn or (self.report.illegal_injected == 0 and self._placements >= self.illegal_every)
+
     def _inject_illegal(self, before: Position) -> None:
         """Place a hand tile where the rules forbid it, wait to be told, take it back."""
         p = before.active
@@ -494,6 +507,7 @@ class SimulatedTable:
         r.result = s.position.result
         r.events = len(s.game.events)
         r.cards_bought = sum(len(v) for v in s.position.cards.values())
+        r.removals = sum(e.move.get("action") == "remove" for e in s.game.events)
         if r.result is not None:
             r.ended = "bag_empty" if s.position.bag == 0 else "victory"
         r.reads = self.live.stats["reads"]

@@ -82,6 +82,11 @@ class ChoicePrompt:
             g["by_other"] = done and any(i in self.by_other for i in idx)
         return list(out.values())
 
+    def kinds_asked(self, player: str) -> list[str]:
+        """The kinds (``gain``, ``discard``, ``pay``) ``player`` has entries of, in the order
+        asked; empty when ``player`` is not asked."""
+        return list(dict.fromkeys(a["kind"] for a in self.asked if a["player"] == player))
+
     def answer(self, player: str, colors: list[str], kind: str = "gain", by_other: bool = False) -> None:
         """Record ``player``'s colours (one per cube) for all their entries of ``kind``, in the
         order asked; a second answer replaces the first until the move is committed.  Raises

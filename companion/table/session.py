@@ -560,13 +560,15 @@ def substrate_offer(pos: Position, ed: Edition) -> dict[str, Any] | None:
     (:func:`companion.rules.tokens_due`), "message": the sentence refusing the end of the turn
     (``None`` when not due), "spaces": [{"at": [q, r], "label", "holds": what keeps the token
     off that space in words, ``None`` when it may land there}]}`` (the spaces printed on the
-    edition's tokens of that kind); ``None`` when no token waits or the game is over."""
+    edition's tokens of that kind, but not those of the tokens just discarded,
+    :func:`companion.rules.drawable_token_spaces`); ``None`` when no token waits or the game
+    is over."""
     if pos.result is not None or not pos.pending_substrates:
         return None
     b = rules.Board(pos, ed)
     due = rules.tokens_due(b)
     kind = (due or pos.pending_substrates)[0]
-    spaces = rules.token_spaces(b, kind) or sorted(ed.spaces, key=lambda h: rules.label_order(ed.label(h)))
+    spaces = rules.drawable_token_spaces(b, kind) or sorted(ed.spaces, key=lambda h: rules.label_order(ed.label(h)))
     return {"kind": kind, "token": rules.token_words(b, kind), "due": bool(due),
             "message": rules.substrate_due_message(b) if due else None,
             "spaces": [{"at": [h.q, h.r], "label": ed.label(h), "holds": rules.token_space_holds(pos, h)} for h in spaces]}

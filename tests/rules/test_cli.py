@@ -75,7 +75,7 @@ def test_a_misspelt_or_missing_move_field_is_refused_not_defaulted(tmp_path):
     ({"green": ["pink"]}, "field choose.green: green is not a player in this game (players: blue, orange)"),
     ({"blue": "white"}, "field choose.blue: must be a list of nutrient colours, one per cube"),
     ("white", "field choose: must list nutrient colours, one per cube"),
-    (["pink", "mauve"], "field choose[1]: 'mauve' is not a nutrient colour"),
+    (["pink", "mauve"], "field choose[1]: \"mauve\" is not a nutrient colour"),
 ])
 def test_a_malformed_choose_is_refused_naming_the_field_not_ignored(tmp_path, choose, said):
     """{"green": [...]} for a colour nobody plays was ignored, and {"blue": "white"} taken as one cube."""
@@ -102,7 +102,7 @@ def test_a_space_may_be_given_by_its_label_as_every_output_names_it(tmp_path):
     assert json.loads(r.stdout) == expect and label in " ".join(expect["notes"])
     m.write_text(json.dumps({**by_coords, "to": "Z9"}))
     r = run("check-move", "--position", str(p), "--move", str(m))
-    assert r.returncode == 2 and "field to: 'Z9' is not a space of the board" in r.stderr, r.stderr
+    assert r.returncode == 2 and "field to: \"Z9\" is not a space of the board" in r.stderr, r.stderr
 
 
 def test_legal_moves_lists_the_worked_legal_move(tmp_path):
@@ -141,10 +141,13 @@ def test_demo_fast_logs_a_whole_game_and_export_reads_it(tmp_path):
     assert summary["result"]["reason"] and summary["events"] > 50
     # The simulated players buy mushroom cards (6) and a player wins before the bag is empty (8).
     assert summary["cards_bought"] >= 1 and summary["ended"] == "victory", summary["result"]
+    # README: "now and then a bot makes an illegal placement on purpose and the companion catches it"
+    assert summary["illegal_injected"] >= 1 and summary["illegal_caught"] == summary["illegal_injected"], summary
     out = tmp_path / "game.json"
     r = run("export", "--db", str(db), "--out", str(out))
     exported = json.loads(out.read_text())
     assert len(exported["events"]) == summary["events"] and exported["position"]["result"] == summary["result"]
+    assert summary["removals"] == sum(e["move"]["action"] == "remove" for e in exported["events"])
 
 
 @pytest.mark.parametrize("patch,field", [

@@ -319,13 +319,13 @@ def test_turn_cannot_end_until_the_new_substrate_token_is_laid():
 
 
 def test_a_rock_on_a_substrate_holds_up_the_turn_too_and_the_token_space_is_named_in_words():
-    pos = make_position(substrates={(3, 0): "soil", (0, 0): "wood"}, trees=[(1, 0)])
+    pos = make_position(substrates={(3, 0): "soil", (-1, 0): "wood"}, trees=[(1, 0)])   # (1, 0), (-1, 0): soil token spaces
     pos = apply(pos, {"player": "blue", "action": "rock", "at": [3, 0]}).position
     pos = apply(pos, {"player": "blue", "action": "draw", "tile": "Y03"}).position
     assert reason(pos, {"player": "blue", "action": "end_turn"}) == "substrate_due"
     on_tree = check(pos, {"player": "table", "action": "substrate", "kind": "soil", "at": [1, 0]})
     assert on_tree.reason == "substrate_space_taken" and "holds a tree: discard that token and draw another" in on_tree.message
-    on_wood = check(pos, {"player": "table", "action": "substrate", "kind": "soil", "at": [0, 0]})
+    on_wood = check(pos, {"player": "table", "action": "substrate", "kind": "soil", "at": [-1, 0]})
     assert "holds a wood substrate" in on_wood.message
 
 

@@ -25,13 +25,14 @@ from companion.table.sources import Frame
 from companion.vision.covered import covered_reason
 
 F4 = Hex(-1, 1)
-TOKEN = {"at": [F4.q, F4.r], "kind": "soil"}
+TOKEN = {"at": [F4.q, F4.r], "kind": "wood"}
+"""F4 is printed on a wood token (``companion/editions/default/substrates.json``)."""
 
 
 def _setup() -> dict:
-    """A 2-player game at set-up with one soil token still to lay (rulebook 2.c), the other three
+    """A 2-player game at set-up with one wood token still to lay (rulebook 2.c), the other three
     laid."""
-    return setup_position_doc([{"at": [1, -1], "kind": "wood"}, {"at": [0, 0], "kind": "wood"},
+    return setup_position_doc([{"at": [1, -1], "kind": "wood"}, {"at": [2, -1], "kind": "soil"},
                                {"at": [0, -2], "kind": "soil"}])
 
 
@@ -99,7 +100,7 @@ def test_a_space_read_covered_on_a_clear_still_board_is_read_again_and_its_piece
     assert F4 not in s.position.substrates
     t.still(LOOK_AGAIN_MS + 200)           # nothing moves
     assert s.status["camera"] == "ok", s.status_detail.get("camera")
-    assert s.position.substrates.get(F4) == "soil"
+    assert s.position.substrates.get(F4) == "wood"
     assert t.reader.reads == 3
     t.still(5 * LOOK_AGAIN_MS)             # a clean still board is not read again
     assert t.reader.reads == 3
@@ -122,7 +123,7 @@ def test_a_space_that_stays_covered_keeps_the_status_and_is_read_again_only_whil
     t.reader.script.append(_reading(laid))
     t.still(500)                           # still again: read once the gate opens, clean
     assert t.reader.reads == 6
-    assert s.status["camera"] == "ok" and s.position.substrates.get(F4) == "soil"
+    assert s.status["camera"] == "ok" and s.position.substrates.get(F4) == "wood"
 
 
 def test_a_still_board_with_a_space_unreadable_under_glare_is_read_again_until_it_reads_clean():
@@ -143,6 +144,6 @@ def test_a_still_board_with_a_space_unreadable_under_glare_is_read_again_until_i
     t.reader.script.append(_reading(laid))  # the lamp moved: F4 reads clean
     t.still(LOOK_AGAIN_MS + 100)
     assert t.reader.reads == 5
-    assert t.session.position.substrates.get(F4) == "soil"
+    assert t.session.position.substrates.get(F4) == "wood"
     t.still(3 * LOOK_AGAIN_MS)             # read whole: not read again
     assert t.reader.reads == 5

@@ -24,8 +24,10 @@ from companion.table.live import LiveTable
 from companion.table.sources import Frame
 from companion.table.session import TableSession
 
-TOKENS = [{"at": [1, -1], "kind": "wood"}, {"at": [0, 0], "kind": "wood"},    # D5, E5
-          {"at": [0, -2], "kind": "soil"}, {"at": [-1, 1], "kind": "soil"}]   # C3, F4 (under the hand)
+TOKENS = [{"at": [1, -1], "kind": "wood"}, {"at": [1, 0], "kind": "soil"},    # D5, E6
+          {"at": [0, -2], "kind": "soil"}, {"at": [-1, 1], "kind": "wood"}]   # C3, F4 (under the hand)
+"""The report's tokens were wood on D5 and E5, soil on C3 and F4; the edition's placeholder
+tokens print E5 and F4 on wood tokens only, so E5's token is soil on E6 here and F4's is wood."""
 
 
 def _photo(tmp_path, name: str, substrates: list[dict], *objects: str):

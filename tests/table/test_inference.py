@@ -17,7 +17,7 @@ from companion.game import Game
 from companion.hexgrid import Hex
 from companion.eventlog import EventLog
 from companion.position import Position
-from companion.rules import Board, IllegalMove, apply
+from companion.rules import Board, IllegalMove, apply, drawable_token_spaces
 from companion.selfplay import BotTable
 from companion.setup import GameConfig
 from companion.sim.table import SimulatedTable
@@ -234,7 +234,7 @@ def test_a_tile_removed_and_a_rock_put_in_its_place_is_explained():
 def _turn_with_a_replaced_token(seed: int):
     """From a bot game, a start-of-turn position and the four moves of one still period: the
     active player's tile on a substrate token (consumed, 5.a), the token of the same kind that
-    replaces it on an empty space, a meeple move and a removal."""
+    replaces it on an empty space its kind shows, a meeple move and a removal."""
     table, rng = BotTable(GameConfig(), seed=seed), random.Random(seed)
     while table.position.result is None:
         table.play_turn()
@@ -246,10 +246,11 @@ def _turn_with_a_replaced_token(seed: int):
             if Hex(*place["at"]) not in pos.substrates:
                 continue
             placed = apply(pos, place, ed).position
-            empty = [h for h in sorted(ed.spaces) if placed.occupant(h) is None and h not in placed.substrates
+            kind = placed.pending_substrates[0]
+            empty = [h for h in drawable_token_spaces(Board(placed, ed), kind) if placed.occupant(h) is None and h not in placed.substrates
                      and h not in placed.trees and h not in placed.meeples.values()]
             at = rng.choice(empty)
-            token = {"player": "table", "action": "substrate", "kind": placed.pending_substrates[0], "at": [at.q, at.r]}
+            token = {"player": "table", "action": "substrate", "kind": kind, "at": [at.q, at.r]}
             laid = apply(placed, token, ed).position
             for move in movegen.meeple_moves(Board(laid, ed), who):
                 moved = apply(laid, move, ed).position

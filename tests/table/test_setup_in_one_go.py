@@ -3,7 +3,7 @@
 held as illegal, naming the tokens to lay first.
 
 The four tokens are those of a user's report (``u4.json``: wood on E5 and E7, soil on G3 and
-B2, laid at once on an empty two-player table), where the companion called the board a
+B2, here B3: see ``TOKENS``, laid at once on an empty two-player table), where the companion called the board a
 mismatch because one still period could hold only three moves."""
 
 import random
@@ -22,8 +22,9 @@ from companion.table.live import LiveTable
 from companion.table.session import TableSession
 from companion.table.sources import Frame
 
-TOKENS = [("wood", (0, 0)), ("wood", (2, 0)), ("soil", (-2, 2)), ("soil", (0, -3))]
-"""u4.json's tokens: E5, E7 wood; G3, B2 soil."""
+TOKENS = [("wood", (0, 0)), ("wood", (2, 0)), ("soil", (-2, 2)), ("soil", (1, -3))]
+"""u4.json's tokens: E5, E7 wood; G3 soil; its other soil token lay on B2, which the edition's
+placeholder tokens print on a wood token only, so it is B3 here (a soil token's space)."""
 
 
 class ScriptedReader:
@@ -73,7 +74,7 @@ def test_the_four_substrate_tokens_laid_at_once_are_four_setup_moves_in_order():
     s = t.session
     assert [(e.move["action"], e.move["kind"], s.edition.label(e.move["at"])) for e in s.game.events] == [
         ("substrate", "wood", "E5"), ("substrate", "wood", "E7"),     # 2.c lists wood first
-        ("substrate", "soil", "B2"), ("substrate", "soil", "G3")]
+        ("substrate", "soil", "B3"), ("substrate", "soil", "G3")]
     assert s.position.pending_substrates == []
     assert not any(m.kind == "mismatch" for m in s.bus.since(0))
 

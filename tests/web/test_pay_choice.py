@@ -86,3 +86,27 @@ def test_the_dashboard_answers_a_payment():
     r = b.post("/api/choose", {"id": prompt["id"], "player": "blue", "kind": "pay", "colors": ["pink"], "seat": "blue"}).get_json()
     assert r["ok"] and r["committed"] and r["event"]["move"]["pay"] == {"pink": 1}
     assert s.position.nutrients["blue"] == {"pink": 0, "yellow": 2, "white": 0}
+
+
+def removal_waiting_for_payment() -> tuple[Browser, str]:
+    """An unlocked dashboard whose Mycophages removal at E8 waits for blue's cube; the prompt id."""
+    b = Browser(create_app(TableSession(Game(blue_beside_a_tile())), pin=PIN))
+    b.unlock()
+    b.post("/api/move", {"move": dict(REMOVE_E8)})
+    return b, b.get("/api/state").get_json()["choices"]["id"]
+
+
+def test_a_payment_answered_without_its_kind_is_the_payment():
+    # blue is asked only to pay: a request leaving "kind" out answers that, not a gain
+    b, pid = removal_waiting_for_payment()
+    r = b.post("/api/choose", {"id": pid, "player": "blue", "colors": ["yellow"], "seat": "blue"})
+    assert r.status_code == 200 and r.get_json()["event"]["move"]["pay"] == {"yellow": 1}
+
+
+def test_a_player_not_asked_is_told_so_before_being_asked_to_confirm():
+    b, pid = removal_waiting_for_payment()
+    r = b.post("/api/choose", {"id": pid, "player": "orange", "colors": ["pink"], "seat": "blue"})
+    assert r.status_code == 400 and r.get_json()["error"] == "bad_choice"
+    assert r.get_json()["message"] == "player: orange has nothing to choose here (asked: blue)"
+    r = b.post("/api/choose", {"id": pid, "player": "blue", "kind": "gain", "colors": ["pink"], "seat": "blue"})
+    assert r.status_code == 400 and "blue has no gain to choose here" in r.get_json()["message"]

@@ -38,7 +38,8 @@ def test_the_state_says_which_token_is_due_and_where_it_may_land(unlocked, sessi
     assert offer["token"] == f"the wood substrate token drawn to replace the one at {where}"
     assert offer["message"] == rules.check(session.position, {"player": "blue", "action": "end_turn"}).message
     spaces = {tuple(sp["at"]): sp for sp in offer["spaces"]}
-    assert set(spaces) == set(ED.substrate_tokens["wood"])
+    # the token showing (2, 0) is the one just degraded: discarded, it is not drawn again (5.a)
+    assert set(spaces) == set(ED.substrate_tokens["wood"]) - {(2, 0)}
     assert spaces[TREE]["holds"] == "a tree" and spaces[TREE]["label"] == ED.label(TREE)
     free = [at for at, sp in spaces.items() if sp["holds"] is None]
     assert free and all(rules.check(session.position, {"player": "table", "action": "substrate", "kind": "wood",
@@ -53,6 +54,11 @@ def test_the_turn_ends_only_after_the_dashboard_lays_the_token(unlocked, session
     assert f"replace the one at {ED.label((2, 0))} (5.a)" in r.get_json()["message"]
     r = unlocked.post("/api/move", {"move": {"player": "table", "action": "substrate", "kind": "wood", "at": list(TREE)}})
     assert r.status_code == 409 and "holds a tree: discard that token and draw another" in r.get_json()["message"]
+    soil_only = next(h for h in ED.substrate_tokens["soil"] if h not in ED.substrate_tokens["wood"])
+    r = unlocked.post("/api/move", {"move": {"player": "table", "action": "substrate", "kind": "wood", "at": list(soil_only)}})
+    assert r.status_code == 409 and r.get_json()["error"] == "not_on_token"
+    r = unlocked.post("/api/move", {"move": {"player": "table", "action": "substrate", "kind": "wood", "at": [2, 0]}})
+    assert r.status_code == 409 and r.get_json()["error"] == "token_just_discarded"
     space = next(sp for sp in unlocked.get("/api/state").get_json()["substrate"]["spaces"] if sp["holds"] is None)
     r = unlocked.post("/api/move", {"move": {"player": "table", "action": "substrate", "kind": "wood", "at": space["at"]}})
     assert r.status_code == 200, r.get_json()
