@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mycelium-companion demo
 
-# two workers, one per core; a test file stays on one worker (its module fixtures are built once)
+# a test file stays on one worker (its module fixtures are built once); the longest files go
+# first (tests/conftest.py).  Three workers on two cores: the tests spend about half their time
+# waiting (ptys, timers, subprocesses, the browser), and a third worker uses that time.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules.py
