@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/mycelium-companion demo
 
 # a test file stays on one worker (its module fixtures are built once); the longest files go
-# first (tests/conftest.py).  Three workers on two cores: the tests spend about half their time
+# first (tests/run_order.py).  Three workers on two cores: the tests spend about half their time
 # waiting (ptys, timers, subprocesses, the browser), and a third worker uses that time.
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder

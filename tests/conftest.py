@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:
 
 from companion.edition import load_edition  # noqa: E402
 from hypothesis import settings  # noqa: E402
+from run_order import longest_files_first  # noqa: E402
 
 # Property tests check behaviour, not speed: a per-example deadline only measures how loaded
 # the machine is (speed is measured by bench/), so it is off.
@@ -24,29 +25,6 @@ def edition():
     return load_edition()
 
 
-# The files that take longest, longest first.  `make test` hands whole files to its workers in
-# collection order (--dist loadfile --no-loadscope-reorder), so these start first and the run
-# ends on short files: no worker is left alone with a long file while the others wait.  A file
-# missing from the list only runs in its usual place.
-LONGEST_FILES = (
-    "tests/table/test_live_table.py",        # twenty simulated games through the live loop
-    "tests/rules/test_properties.py",        # a thousand bot games
-    "tests/vision/test_calibration_photos.py",
-    "tests/rules/test_cli.py",
-    "tests/table/test_game_log_cli.py",
-    "tests/vision/test_vision_meeple_at_home.py",
-    "tests/table/test_failed_starts.py",
-    "tests/vision/test_vision_pieces.py",
-    "tests/vision/test_vision_meeple_rules.py",
-    "tests/table/test_run_stops.py",
-    "tests/vision/test_calibration_layout_check.py",
-    "tests/vision/test_vision_glare_skip.py",
-    "tests/table/test_camera_loop.py",
-)
-
-
 def pytest_collection_modifyitems(config, items):
-    """Run the files of :data:`LONGEST_FILES` first, in that order; each file's tests keep their
-    order (a stable sort), so module fixtures are still built once per file."""
-    rank = {path: i for i, path in enumerate(LONGEST_FILES)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    """The longest test files first (:mod:`run_order`)."""
+    longest_files_first(items)
