@@ -16,11 +16,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mycelium-companion demo
 
-# a test file stays on one worker (its module fixtures are built once); the longest files go
-# first (tests/run_order.py).  Three workers on two cores: the tests spend about half their time
-# waiting (ptys, timers, subprocesses, the browser), and a third worker uses that time.
+# two workers, one per core; a test file stays on one worker (its module fixtures are built
+# once), and files go out in collection order, the longest first (tests/run_order.py), so the
+# run does not end with one worker alone on a long file
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules.py
