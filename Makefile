@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mycelium-companion demo
 
-# two workers, one per core; a test file stays on one worker (its module fixtures are built once)
+# two workers, one per core; a test file stays on one worker (its module fixtures are built
+# once), and files go out in collection order, the longest first (tests/run_order.py), so the
+# run does not end with one worker alone on a long file
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules.py

@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:
 
 from companion.edition import load_edition  # noqa: E402
 from hypothesis import settings  # noqa: E402
+from run_order import longest_files_first  # noqa: E402
 
 # Property tests check behaviour, not speed: a per-example deadline only measures how loaded
 # the machine is (speed is measured by bench/), so it is off.
@@ -22,3 +23,8 @@ settings.load_profile("project")
 @pytest.fixture(scope="session")
 def edition():
     return load_edition()
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest test files first (:mod:`run_order`)."""
+    longest_files_first(items)
