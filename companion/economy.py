@@ -65,6 +65,12 @@ def pick_colors(pos: Position, color: str, n: int, allowed: tuple[str, ...], cho
     return out
 
 
+GAIN_NOTE = re.compile(rf"^(\S+) gains (\d+) ({'|'.join(NUTRIENT_COLORS)}) \((.*)\)$")
+"""The note :func:`gain` writes when the supply gives all ``n`` cubes (player, count, nutrient,
+why), for tools that read a move's notes: a cube "of your choice" has the ``why`` of its
+choice (:meth:`companion.board.Board.pick`, e.g. "mycorrhiza with tree B")."""
+
+
 def gain(pos: Position, edition: Edition, color: str, nutrient: str, n: int, why: str, notes: list[str]) -> int:
     """Give ``color`` up to ``n`` cubes of ``nutrient`` from the supply; return how many it got.
 

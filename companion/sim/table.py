@@ -360,16 +360,15 @@ class SimulatedTable:
 
     def _answer_choices(self) -> None:
         """Each simulated player answers the dashboard's prompt on their own tablet with the
-        colours they picked in the truth's move (``choose``, ``drop``, a removal's ``pay``),
-        else the default reading (the colours they hold fewest of; for a discard or a
-        payment the most plentiful)."""
+        cubes their move took in the truth's game: the colours gained for each reason, named
+        in the move (``choose``) or left to the rules' default reading (5.b, 7.c), as the
+        truth's notes say (:meth:`_gained`); the cubes returned above the cap (5); a
+        removal's ``pay`` (4.c).  Raises :class:`SimulationAborted` when the truth's move took
+        no cube for a choice the companion asks about."""
         s = self.session
         p = s.choices
         truth = self._truth_event.move if self._truth_event else {}
-        choose = truth.get("choose") or {}
-        if not isinstance(choose, dict):
-            choose = {truth.get("player"): list(choose)}
-        queues = {who: list(cs) for who, cs in choose.items()}
+        gained = self._gained()
         for g in p.groups():
             if g["answer"] is not None:
                 continue
@@ -397,21 +396,36 @@ class SimulatedTable:
                 elif g["kind"] == "pay":
                     got = self._paid(truth, who, n)
                 else:
-                    queue, got = queues.setdefault(who, []), []
-                    while queue and len(got) < n:
-                        c = queue.pop(0)
-                        if c in allowed:
-                            got.append(c)
-                    for c in got:
-                        held[c] = held.get(c, 0) + 1
-                    while len(got) < n:
-                        c = min(allowed, key=lambda k: (held.get(k, 0), allowed.index(k)))
-                        held[c] = held.get(c, 0) + 1
-                        got.append(c)
+                    got = self._took(gained, who, part["why"], n)
                 colors += got
             s.choose(p.id, who, colors, g["kind"])
             if s.choices is not p:
                 return
+
+    def _gained(self) -> dict[tuple[str, str], list[str]]:
+        """The cubes each player gained in the truth's last move, per ``(player, why)``, one
+        colour per cube in the order gained (from the move's notes, ``economy.gain``: "blue
+        gains 1 yellow (mycorrhiza with tree B)").  The notes, not the move, say what a
+        choice the move left open took: the rules' default reading counts the cubes gained
+        earlier in the same move (a degraded substrate's), which the dashboard's prompt,
+        asked before the move is played, cannot."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for note in self._truth_event.notes if self._truth_event else []:
+            m = economy.GAIN_NOTE.match(note)
+            if m:
+                out.setdefault((m.group(1), m.group(4)), []).extend([m.group(3)] * int(m.group(2)))
+        return out
+
+    def _took(self, gained: dict[tuple[str, str], list[str]], who: str, why: str, n: int) -> list[str]:
+        """The ``n`` colours ``who`` gained for ``why`` in the truth's move, taken from
+        ``gained`` (:meth:`_gained`); raises :class:`SimulationAborted` when it lists fewer."""
+        have = gained.get((who, why), [])
+        if len(have) < n:
+            from companion.wording import counted
+            raise SimulationAborted(f"the companion asks {who} which {counted(n, 'cube')} they gained for {why}, but in "
+                                    f"the simulated players' move they gained {len(have)}; the simulated players stop here")
+        got, gained[(who, why)] = have[:n], have[n:]
+        return got
 
     def _paid(self, truth: dict[str, Any], who: str, n: int) -> list[str]:
         """The ``n`` cubes ``who`` paid for the truth's removal (4.c), one colour per cube:
