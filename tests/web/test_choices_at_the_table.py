@@ -10,7 +10,7 @@ import random
 from test_choices import forest_communication_move
 
 from companion.bots import GreedyBot
-from companion.game import Game
+from companion.game import Event, Game
 from companion.rules import apply
 from companion.setup import GameConfig
 from companion.sim.table import SimulatedTable
@@ -29,7 +29,8 @@ def test_the_camera_sees_forest_communication_and_the_players_choose():
 
     # what the simulated players pick: each the colours their plans need (GreedyBot.choose)
     truth_move = GreedyBot(random.Random(1)).choose(pos, sim.edition, move)
-    after = apply(pos, truth_move, sim.edition).position
+    outcome = apply(pos, truth_move, sim.edition)
+    after = outcome.position
     assert "forest_communication" in after.missions
 
     sim.show(pos.to_json()["board"], hands=False)
@@ -42,7 +43,7 @@ def test_the_camera_sees_forest_communication_and_the_players_choose():
     sim.live.on_reader_event({"event": "tile_drawn", "uid": "04A1B2C3", "tile": tile})
     assert session.game.events == [] and session.illegal is None and len(sim.live.pending) == 1
 
-    sim._truth_move = truth_move
+    sim._truth_event = Event(1, truth_move, outcome.notes)   # the players' move, as their game logged it
     sim._answer_choices()                              # each simulated player on their own tablet
     assert session.choices is None and "choices_done" in kinds
     sim.live.tick()
