@@ -1534,15 +1534,12 @@ class GreedyBot:
             return sum(near) + 2 * crowd + self.rng.random()
         return min(spaces, key=key)
 
-    def _cubes_to_give_up(self, pos: Position, ed: Edition, player: str, count: int,
-                          spare_first: bool = False) -> dict[str, int]:
-        """Which ``count`` cubes ``player`` gives up, to return above the cap (rulebook 5) or
-        to pay a removal (4.c "any 1 nutrient"): one at a time from the colour held with the
-        largest surplus over what the target card costs them (before this move's gains), one
-        spare white kept since only mycorrhizae give white (5.b).  ``spare_first``: a cube
-        the target does not need goes before one it needs, the spare white too (a removal is
-        optional, so it never spends what the target needs while a spare cube is held).
-        Fewer cubes only when the player holds fewer than ``count``."""
+    def _cubes_to_give_up(self, pos: Position, ed: Edition, player: str, count: int) -> dict[str, int]:
+        """Which ``count`` cubes ``player`` returns above the cap (rulebook 5): one at a time
+        from the colour held with the largest surplus over what the target card costs them
+        (before this move's gains), one spare white kept since only mycorrhizae give white
+        (5.b).  Fewer cubes only when the player holds fewer than ``count``.  A removal's
+        payment is :meth:`_removal_payment`'s."""
         held = dict(pos.nutrients[player])
         keep: dict[str, int] = {}
         t = self.target(pos, ed, player)
@@ -1554,7 +1551,7 @@ class GreedyBot:
             have = [c for c in NEEDS if held[c] > 0]
             if not have:
                 break
-            k = max(have, key=lambda c: (spare_first and spare[c] > 0, spare[c] - (c == "white"), c != "white", held[c]))
+            k = max(have, key=lambda c: (spare[c] - (c == "white"), c != "white", held[c]))
             held[k] -= 1
             out[k] = out.get(k, 0) + 1
         return out
@@ -1607,7 +1604,8 @@ class GreedyBot:
             if a["kind"] == "discard":
                 drop[a["player"]] = self._cubes_to_give_up(pos, edition, a["player"], a["count"])
             elif a["kind"] == "pay":
-                out["pay"] = self._cubes_to_give_up(pos, edition, a["player"], a["count"], spare_first=True)
+                out["pay"] = self._removal_payment(pos, edition, a["player"], a["count"],
+                                                   self.target(pos, edition, a["player"]))
         if drop:
             out["drop"] = drop
         # Players choose in turn order from what the supply still holds (7.c): a colour an

@@ -37,6 +37,7 @@ from companion.table.live import LiveTable
 from companion.table.session import TableSession
 from companion.table.sources import Frame
 from companion.vision.reader import BoardReader
+from companion.wording import counted
 
 CAMERA_ACTIONS = {"spore", "place", "rock", "move", "remove", "relocate", "substrate"}
 DASHBOARD_ACTIONS = {"discard", "give", "swap", "buy", "reveal"}
@@ -421,7 +422,6 @@ class SimulatedTable:
         ``gained`` (:meth:`_gained`); raises :class:`SimulationAborted` when it lists fewer."""
         have = gained.get((who, why), [])
         if len(have) < n:
-            from companion.wording import counted
             raise SimulationAborted(f"the companion asks {who} which {counted(n, 'cube')} they gained for {why}, but in "
                                     f"the simulated players' move they gained {len(have)}; the simulated players stop here")
         got, gained[(who, why)] = have[:n], have[n:]
